@@ -1,0 +1,68 @@
+# mk/code.mk -- build one tangled tree with one compiler and one set of flags.
+#
+#   make -f mk/code.mk SRC=code OUT=code CC=gcc [VARIANT=plain|tsan|ubsan]
+#
+# SRC holds what ./tangle wrote (include/, src/, tests/, programs/); OUT gets
+# obj/, lib/libslub.a, lib/libslub.so, bin/ (programs) and bin/tests/.  It is
+# run from the top of the repository so that the #line paths the tangler wrote
+# (chapters/NN-name.nw) resolve for the compiler, gdb and Valgrind.
+SHELL := /bin/bash
+.SHELLFLAGS := -o pipefail -ec
+.DELETE_ON_ERROR:
+
+SRC ?= code
+OUT ?= code
+CC ?= gcc
+VARIANT ?= plain
+
+WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
+CFLAGS_plain := -O2 -g -gdwarf-4
+CFLAGS_tsan := -O1 -g -fsanitize=thread -DSLUB_TSAN
+CFLAGS_ubsan := -O1 -g -fsanitize=undefined,address -fno-sanitize-recover=all \
+	-fno-omit-frame-pointer
+CFLAGS := -std=gnu11 $(WARN) $(CFLAGS_$(VARIANT)) -mcx16 -pthread \
+	-I$(SRC)/include -I$(SRC)/src -fdebug-prefix-map=$(CURDIR)=.
+LDLIBS := -pthread -ldl
+
+LIB_SRCS := $(wildcard $(SRC)/src/*.c)
+LIB_OBJS := $(patsubst $(SRC)/src/%.c,$(OUT)/obj/%.o,$(LIB_SRCS))
+PIC_OBJS := $(patsubst $(SRC)/src/%.c,$(OUT)/obj/pic/%.o,$(LIB_SRCS))
+HEADERS := $(wildcard $(SRC)/include/*.h $(SRC)/src/*.h $(SRC)/tests/*.h)
+TESTS := $(patsubst $(SRC)/tests/%.c,$(OUT)/bin/tests/%,$(wildcard $(SRC)/tests/*.c))
+PROGS := $(patsubst $(SRC)/programs/%.c,$(OUT)/bin/%,$(wildcard $(SRC)/programs/*.c))
+MANIFESTS := $(patsubst $(SRC)/tests/%,$(OUT)/bin/tests/%,$(wildcard $(SRC)/tests/*.tests))
+
+all: $(OUT)/lib/libslub.a $(if $(filter plain,$(VARIANT)),$(OUT)/lib/libslub.so) \
+	$(TESTS) $(PROGS) $(MANIFESTS)
+lib: $(OUT)/lib/libslub.a $(OUT)/lib/libslub.so
+
+$(OUT)/obj/%.o: $(SRC)/src/%.c $(HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(OUT)/obj/pic/%.o: $(SRC)/src/%.c $(HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -fPIC -c $< -o $@
+
+$(OUT)/lib/libslub.a: $(LIB_OBJS)
+	@mkdir -p $(@D)
+	rm -f $@
+	ar rcs $@ $^
+
+$(OUT)/lib/libslub.so: $(PIC_OBJS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -shared -o $@ $^ $(LDLIBS)
+
+$(OUT)/bin/tests/%: $(SRC)/tests/%.c $(OUT)/lib/libslub.a $(HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $< -o $@ $(OUT)/lib/libslub.a $(LDLIBS)
+
+$(OUT)/bin/tests/%.tests: $(SRC)/tests/%.tests
+	@mkdir -p $(@D)
+	cp $< $@
+
+$(OUT)/bin/%: $(SRC)/programs/%.c $(OUT)/lib/libslub.a $(HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $< -o $@ $(OUT)/lib/libslub.a $(LDLIBS)
+
+.PHONY: all lib
