@@ -73,7 +73,7 @@ book-again:
 	$(MAKE) -s book
 
 bench: lib
-	@echo "bench: the benchmark arrives with the fast-path chapter"
+	@echo "bench: the benchmark arrives with chapter 7 (statistics and the first benchmark)"
 
 clean:
 	rm -rf code build book.pdf
