@@ -54,11 +54,13 @@ check: deps
 # -delay, noweave 2.12 writes its index records before the first chunk, that
 # is before \documentclass, where LaTeX cannot take them.
 BOOK_DIR := build/book
-TEX_PATH := .:$(CURDIR)/chapters:$(CURDIR)/figures:$(CURDIR)/$(BOOK_DIR):
+BENCH_DIR := build/bench
+TEX_PATH := .:$(CURDIR)/chapters:$(CURDIR)/figures:$(CURDIR)/$(BOOK_DIR):$(CURDIR)/$(BENCH_DIR):
 
 book: book.pdf
 
-book.pdf: $(BOOK_NW) $(wildcard chapters/*.tex chapters/*.bib figures/*) Makefile
+book.pdf: $(BOOK_NW) $(wildcard chapters/*.tex chapters/*.bib figures/*) Makefile \
+		$(BENCH_DIR)/bench-results.tex $(BENCH_DIR)/slabinfo-mixed.txt
 	@mkdir -p $(BOOK_DIR)
 	@noweave -n -autodefs c -filter $(CURDIR)/scripts/nw-drop-defs -index $(BOOK_NW) > $(BOOK_DIR)/body.tex
 	@cp chapters/book.tex $(BOOK_DIR)/book.tex
@@ -72,8 +74,40 @@ book-again:
 	rm -rf $(BOOK_DIR) book.pdf
 	$(MAKE) -s book
 
-bench: lib
-	@echo "bench: the benchmark arrives with chapter 7 (statistics and the first benchmark)"
+# The benchmark (Chapter 7).  Two builds of the library and its programs
+# from all the chapters: without statistics, as `make lib` builds it, and
+# with CONFIG_SLUB_STATS.  The book needs only what is deterministic: the
+# callgrind instruction counts (a few seconds) and the slabinfo listings
+# of a pinned, seeded workload.  Timings are measured by `make bench`
+# alone, into $(BENCH_DIR)/timing.csv; the book shows them if that file
+# exists when it is built.
+$(BENCH_DIR)/.built: $(ALL_NW) $(CURDIR)/tangle mk/code.mk
+	@mkdir -p $(BENCH_DIR)
+	@./tangle -o $(BENCH_DIR)/code
+	@for v in nostats stats; do \
+		$(MAKE) -s -f mk/code.mk SRC=$(BENCH_DIR)/code OUT=$(BENCH_DIR)/$$v CC=$(CC) \
+			STATS=$$([[ $$v == stats ]] && echo 1 || echo 0) \
+			$(BENCH_DIR)/$$v/bin/slub-bench $(BENCH_DIR)/$$v/bin/slabinfo; \
+	done
+	@touch $@
+
+$(BENCH_DIR)/instructions.csv: $(BENCH_DIR)/.built scripts/bench-instr
+	@scripts/bench-instr $(BENCH_DIR) >$@.tmp
+	@mv $@.tmp $@
+
+$(BENCH_DIR)/bench-results.tex: $(BENCH_DIR)/instructions.csv \
+		$(wildcard $(BENCH_DIR)/timing.csv $(BENCH_DIR)/machine.txt) scripts/bench-tex
+	@scripts/bench-tex $(BENCH_DIR)
+
+$(BENCH_DIR)/slabinfo-mixed.txt: $(BENCH_DIR)/.built
+	@$(BENCH_DIR)/stats/bin/slabinfo -c 0 -w mixed -D >$(BENCH_DIR)/slabinfo-mixed-D.txt
+	@$(BENCH_DIR)/stats/bin/slabinfo -c 0 -w mixed >$@.tmp
+	@mv $@.tmp $@
+
+bench: deps
+	@SLUB_BENCH_PEERS=1 scripts/deps
+	@$(MAKE) -s $(BENCH_DIR)/.built
+	@scripts/bench $(BENCH_DIR)
 
 clean:
 	rm -rf code build book.pdf

@@ -1,11 +1,13 @@
 # mk/code.mk -- build one tangled tree with one compiler and one set of flags.
 #
-#   make -f mk/code.mk SRC=code OUT=code CC=gcc [VARIANT=plain|tsan|ubsan]
+#   make -f mk/code.mk SRC=code OUT=code CC=gcc [VARIANT=plain|tsan|ubsan] [STATS=1]
 #
 # SRC holds what ./tangle wrote (include/, src/, tests/, programs/); OUT gets
 # obj/, lib/libslub.a, lib/libslub.so, bin/ (programs) and bin/tests/.  It is
 # run from the top of the repository so that the #line paths the tangler wrote
 # (chapters/NN-name.nw) resolve for the compiler, gdb and Valgrind.
+# STATS=1 compiles in the statistics counters (CONFIG_SLUB_STATS, Chapter 7):
+# off by default, as in the kernel; tests/run turns them on for the tests.
 SHELL := /bin/bash
 .SHELLFLAGS := -o pipefail -ec
 .DELETE_ON_ERROR:
@@ -14,14 +16,16 @@ SRC ?= code
 OUT ?= code
 CC ?= gcc
 VARIANT ?= plain
+STATS ?= 0
 
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 CFLAGS_plain := -O2 -g -gdwarf-4
 CFLAGS_tsan := -O1 -g -fsanitize=thread -DSLUB_TSAN
 CFLAGS_ubsan := -O1 -g -fsanitize=undefined,address -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer
-CFLAGS := -std=gnu11 $(WARN) $(CFLAGS_$(VARIANT)) -mcx16 -pthread \
-	-I$(SRC)/include -I$(SRC)/src -fdebug-prefix-map=$(CURDIR)=.
+CFLAGS_STATS_1 := -DCONFIG_SLUB_STATS
+CFLAGS := -std=gnu11 $(WARN) $(CFLAGS_$(VARIANT)) $(CFLAGS_STATS_$(STATS)) \
+	-mcx16 -pthread -I$(SRC)/include -I$(SRC)/src -fdebug-prefix-map=$(CURDIR)=.
 LDLIBS := -pthread -ldl
 
 LIB_SRCS := $(wildcard $(SRC)/src/*.c)
