@@ -87,7 +87,8 @@ $(BENCH_DIR)/.built: $(ALL_NW) $(CURDIR)/tangle mk/code.mk
 	@for v in nostats stats; do \
 		$(MAKE) -s -f mk/code.mk SRC=$(BENCH_DIR)/code OUT=$(BENCH_DIR)/$$v CC=$(CC) \
 			STATS=$$([[ $$v == stats ]] && echo 1 || echo 0) \
-			$(BENCH_DIR)/$$v/bin/slub-bench $(BENCH_DIR)/$$v/bin/slabinfo; \
+			$(BENCH_DIR)/$$v/bin/slub-bench $(BENCH_DIR)/$$v/bin/slabinfo \
+			$(BENCH_DIR)/$$v/bin/slub-hackbench; \
 	done
 	@touch $@
 
@@ -96,7 +97,7 @@ $(BENCH_DIR)/instructions.csv: $(BENCH_DIR)/.built scripts/bench-instr
 	@mv $@.tmp $@
 
 $(BENCH_DIR)/bench-results.tex: $(BENCH_DIR)/instructions.csv \
-		$(wildcard $(BENCH_DIR)/timing.csv $(BENCH_DIR)/machine.txt) scripts/bench-tex
+		$(wildcard $(BENCH_DIR)/timing.csv $(BENCH_DIR)/machine.txt $(BENCH_DIR)/hackbench.csv) scripts/bench-tex
 	@scripts/bench-tex $(BENCH_DIR)
 
 $(BENCH_DIR)/slabinfo-mixed.txt: $(BENCH_DIR)/.built
