@@ -60,7 +60,8 @@ TEX_PATH := .:$(CURDIR)/chapters:$(CURDIR)/figures:$(CURDIR)/$(BOOK_DIR):$(CURDI
 book: book.pdf
 
 book.pdf: $(BOOK_NW) $(wildcard chapters/*.tex chapters/*.bib figures/*) Makefile \
-		$(BENCH_DIR)/bench-results.tex $(BENCH_DIR)/slabinfo-mixed.txt
+		$(BENCH_DIR)/bench-results.tex $(BENCH_DIR)/slabinfo-mixed.txt \
+		$(BENCH_DIR)/debug-reports.txt
 	@mkdir -p $(BOOK_DIR)
 	@noweave -n -autodefs c -filter $(CURDIR)/scripts/nw-drop-defs -index $(BOOK_NW) > $(BOOK_DIR)/body.tex
 	@cp chapters/book.tex $(BOOK_DIR)/book.tex
@@ -88,7 +89,7 @@ $(BENCH_DIR)/.built: $(ALL_NW) $(CURDIR)/tangle mk/code.mk
 		$(MAKE) -s -f mk/code.mk SRC=$(BENCH_DIR)/code OUT=$(BENCH_DIR)/$$v CC=$(CC) \
 			STATS=$$([[ $$v == stats ]] && echo 1 || echo 0) \
 			$(BENCH_DIR)/$$v/bin/slub-bench $(BENCH_DIR)/$$v/bin/slabinfo \
-			$(BENCH_DIR)/$$v/bin/slub-hackbench; \
+			$(BENCH_DIR)/$$v/bin/slub-hackbench $(BENCH_DIR)/$$v/bin/slub-debug-demo; \
 	done
 	@touch $@
 
@@ -103,6 +104,13 @@ $(BENCH_DIR)/bench-results.tex: $(BENCH_DIR)/instructions.csv \
 $(BENCH_DIR)/slabinfo-mixed.txt: $(BENCH_DIR)/.built
 	@$(BENCH_DIR)/stats/bin/slabinfo -c 0 -w mixed -D >$(BENCH_DIR)/slabinfo-mixed-D.txt
 	@$(BENCH_DIR)/stats/bin/slabinfo -c 0 -w mixed >$@.tmp
+	@mv $@.tmp $@
+
+# Chapter 8 shows reports the build really produced: a demonstration program
+# corrupts objects on purpose; addresses, ages, CPUs and thread ids are
+# masked so that two builds give the same book.
+$(BENCH_DIR)/debug-reports.txt: $(BENCH_DIR)/.built scripts/mask-report
+	@taskset -c 0 $(BENCH_DIR)/nostats/bin/slub-debug-demo 2>&1 | scripts/mask-report >$@.tmp
 	@mv $@.tmp $@
 
 bench: deps
