@@ -60,10 +60,12 @@ TEX_PATH := .:$(CURDIR)/chapters:$(CURDIR)/figures:$(CURDIR)/$(BOOK_DIR):$(CURDI
 book: book.pdf
 
 book.pdf: $(BOOK_NW) $(wildcard chapters/*.tex chapters/*.bib figures/*) Makefile \
+		scripts/nw-drop-defs scripts/nw-sort-chunks \
 		$(BENCH_DIR)/bench-results.tex $(BENCH_DIR)/slabinfo-mixed.txt \
 		$(BENCH_DIR)/debug-reports.txt $(BENCH_DIR)/fronts-alloc.txt
 	@mkdir -p $(BOOK_DIR)
-	@noweave -n -autodefs c -filter $(CURDIR)/scripts/nw-drop-defs -index $(BOOK_NW) > $(BOOK_DIR)/body.tex
+	@noweave -n -autodefs c -filter $(CURDIR)/scripts/nw-drop-defs -index \
+		-filter $(CURDIR)/scripts/nw-sort-chunks $(BOOK_NW) > $(BOOK_DIR)/body.tex
 	@cp chapters/book.tex $(BOOK_DIR)/book.tex
 	@cd $(BOOK_DIR) && TEXINPUTS=$(TEX_PATH) BIBINPUTS=$(CURDIR)/chapters: \
 		latexmk -pdf -interaction=nonstopmode -halt-on-error -quiet book.tex \
