@@ -8,6 +8,11 @@
 # (chapters/NN-name.nw) resolve for the compiler, gdb and Valgrind.
 # STATS=1 compiles in the statistics counters (CONFIG_SLUB_STATS, Chapter 7):
 # off by default, as in the kernel; tests/run turns them on for the tests.
+# JUMP_LABEL=1 (the default) defines CONFIG_JUMP_LABEL: static keys are sites
+# patched in the running code (Chapter 9); JUMP_LABEL=0 builds the portable
+# fallback, a flag tested with a branch hint.
+# A test program named tNN-...-shared.c is linked against lib/libslub.so
+# (with an rpath to it) in the plain variant, against libslub.a otherwise.
 SHELL := /bin/bash
 .SHELLFLAGS := -o pipefail -ec
 .DELETE_ON_ERROR:
@@ -17,6 +22,7 @@ OUT ?= code
 CC ?= gcc
 VARIANT ?= plain
 STATS ?= 0
+JUMP_LABEL ?= 1
 
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 CFLAGS_plain := -O2 -g -gdwarf-4
@@ -24,7 +30,9 @@ CFLAGS_tsan := -O1 -g -fsanitize=thread -DSLUB_TSAN
 CFLAGS_ubsan := -O1 -g -fsanitize=undefined,address -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer
 CFLAGS_STATS_1 := -DCONFIG_SLUB_STATS
+CFLAGS_JUMP_LABEL_1 := -DCONFIG_JUMP_LABEL
 CFLAGS := -std=gnu11 $(WARN) $(CFLAGS_$(VARIANT)) $(CFLAGS_STATS_$(STATS)) \
+	$(CFLAGS_JUMP_LABEL_$(JUMP_LABEL)) \
 	-mcx16 -pthread -I$(SRC)/include -I$(SRC)/src -fdebug-prefix-map=$(CURDIR)=.
 LDLIBS := -pthread -ldl
 
@@ -60,6 +68,12 @@ $(OUT)/lib/libslub.so: $(PIC_OBJS)
 $(OUT)/bin/tests/%: $(SRC)/tests/%.c $(OUT)/lib/libslub.a $(HEADERS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $< -o $@ $(OUT)/lib/libslub.a $(LDLIBS)
+
+ifeq ($(VARIANT),plain)
+$(OUT)/bin/tests/%-shared: $(SRC)/tests/%-shared.c $(OUT)/lib/libslub.so $(HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $< -o $@ -L$(OUT)/lib -lslub -Wl,-rpath,'$$ORIGIN/../../lib' $(LDLIBS)
+endif
 
 $(OUT)/bin/tests/%.tests: $(SRC)/tests/%.tests
 	@mkdir -p $(@D)
