@@ -12,7 +12,7 @@
 # patched in the running code (Chapter 9); JUMP_LABEL=0 builds the portable
 # fallback, a flag tested with a branch hint.
 # A test program named tNN-...-shared.c is linked against lib/libslub.so
-# (with an rpath to it) in the plain variant, against libslub.a otherwise.
+# (with an rpath to it), which is then built in every variant.
 SHELL := /bin/bash
 .SHELLFLAGS := -o pipefail -ec
 .DELETE_ON_ERROR:
@@ -69,11 +69,9 @@ $(OUT)/bin/tests/%: $(SRC)/tests/%.c $(OUT)/lib/libslub.a $(HEADERS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $< -o $@ $(OUT)/lib/libslub.a $(LDLIBS)
 
-ifeq ($(VARIANT),plain)
 $(OUT)/bin/tests/%-shared: $(SRC)/tests/%-shared.c $(OUT)/lib/libslub.so $(HEADERS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $< -o $@ -L$(OUT)/lib -lslub -Wl,-rpath,'$$ORIGIN/../../lib' $(LDLIBS)
-endif
 
 $(OUT)/bin/tests/%.tests: $(SRC)/tests/%.tests
 	@mkdir -p $(@D)
