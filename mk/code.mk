@@ -1,6 +1,7 @@
 # mk/code.mk -- build one tangled tree with one compiler and one set of flags.
 #
 #   make -f mk/code.mk SRC=code OUT=code CC=gcc [VARIANT=plain|tsan|ubsan] [STATS=1]
+#                      [FAULT_INJECTION=1|0|preseed]
 #
 # SRC holds what ./tangle wrote (include/, src/, tests/, programs/); OUT gets
 # obj/, lib/libslub.a, lib/libslub.so, bin/ (programs) and bin/tests/.  It is
@@ -17,6 +18,7 @@ OUT ?= code
 CC ?= gcc
 VARIANT ?= plain
 STATS ?= 0
+FAULT_INJECTION ?= 1
 
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 CFLAGS_plain := -O2 -g -gdwarf-4
@@ -24,7 +26,14 @@ CFLAGS_tsan := -O1 -g -fsanitize=thread -DSLUB_TSAN
 CFLAGS_ubsan := -O1 -g -fsanitize=undefined,address -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer
 CFLAGS_STATS_1 := -DCONFIG_SLUB_STATS
+# FAULT_INJECTION=1|0|preseed (Chapter 10): fault injection compiled in
+# behind static keys (seed 000), compiled out, or the state before the seed.
+CFLAGS_FI_1 := -DCONFIG_FAULT_INJECTION -DCONFIG_FAILSLAB -DCONFIG_FAIL_PAGE_ALLOC \
+	-DCONFIG_FUNCTION_ERROR_INJECTION
+CFLAGS_FI_0 :=
+CFLAGS_FI_preseed := $(CFLAGS_FI_1) -DSLUB_FAILSLAB_PRESEED
 CFLAGS := -std=gnu11 $(WARN) $(CFLAGS_$(VARIANT)) $(CFLAGS_STATS_$(STATS)) \
+	$(CFLAGS_FI_$(FAULT_INJECTION)) \
 	-mcx16 -pthread -I$(SRC)/include -I$(SRC)/src -fdebug-prefix-map=$(CURDIR)=.
 LDLIBS := -pthread -ldl
 
