@@ -122,6 +122,15 @@ $(BENCH_DIR)/debug-reports.txt: $(BENCH_DIR)/.built scripts/mask-report
 	@taskset -c 0 $(BENCH_DIR)/nostats/bin/slub-debug-demo 2>&1 | scripts/mask-report >$@.tmp
 	@mv $@.tmp $@
 
+# Chapter 10 shows seed 001's trap: a demonstration program built twice with
+# GCC (the clone is GCC's), listed by symbols and disassembly, and run.
+$(BENCH_DIR)/fei-clone.txt: $(BENCH_DIR)/.built scripts/fei-clone-listing
+	@$(MAKE) -s -f mk/code.mk SRC=$(BENCH_DIR)/code OUT=$(BENCH_DIR)/nostats CC=gcc STATS=0 \
+		$(BENCH_DIR)/nostats/bin/fei-clone-demo $(BENCH_DIR)/nostats/bin/fei-noclone-demo
+	@scripts/fei-clone-listing $(BENCH_DIR)/nostats/bin >$@.tmp
+	@mv $@.tmp $@
+book.pdf: $(BENCH_DIR)/fei-clone.txt
+
 bench: deps
 	@SLUB_BENCH_PEERS=1 scripts/deps
 	@$(MAKE) -s $(BENCH_DIR)/.built
