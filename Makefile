@@ -127,7 +127,9 @@ $(BENCH_DIR)/debug-reports.txt: $(BENCH_DIR)/.built scripts/mask-report
 $(BENCH_DIR)/fei-clone.txt: $(BENCH_DIR)/.built scripts/fei-clone-listing
 	@$(MAKE) -s -f mk/code.mk SRC=$(BENCH_DIR)/code OUT=$(BENCH_DIR)/nostats CC=gcc STATS=0 \
 		$(BENCH_DIR)/nostats/bin/fei-clone-demo $(BENCH_DIR)/nostats/bin/fei-noclone-demo
-	@scripts/fei-clone-listing $(BENCH_DIR)/nostats/bin >$@.tmp
+	@scripts/fei-clone-listing $(BENCH_DIR)/nostats/bin fei-noclone-demo \
+		>$(BENCH_DIR)/fei-noclone.txt
+	@scripts/fei-clone-listing $(BENCH_DIR)/nostats/bin fei-clone-demo >$@.tmp
 	@mv $@.tmp $@
 book.pdf: $(BENCH_DIR)/fei-clone.txt
 
