@@ -130,6 +130,17 @@ $(BENCH_DIR)/static-key-site.txt: $(BENCH_DIR)/.built scripts/static-key-site
 	@scripts/static-key-site $(BENCH_DIR)/nostats/bin/slub-static-key-site >$@.tmp
 	@mv $@.tmp $@
 
+# Chapter 10 shows seed 001's trap: a demonstration program built twice with
+# GCC (the clone is GCC's), listed by symbols and disassembly, and run.
+$(BENCH_DIR)/fei-clone.txt: $(BENCH_DIR)/.built scripts/fei-clone-listing
+	@$(MAKE) -s -f mk/code.mk SRC=$(BENCH_DIR)/code OUT=$(BENCH_DIR)/nostats CC=gcc STATS=0 \
+		$(BENCH_DIR)/nostats/bin/fei-clone-demo $(BENCH_DIR)/nostats/bin/fei-noclone-demo
+	@scripts/fei-clone-listing $(BENCH_DIR)/nostats/bin fei-noclone-demo \
+		>$(BENCH_DIR)/fei-noclone.txt
+	@scripts/fei-clone-listing $(BENCH_DIR)/nostats/bin fei-clone-demo >$@.tmp
+	@mv $@.tmp $@
+book.pdf: $(BENCH_DIR)/fei-clone.txt
+
 bench: deps
 	@SLUB_BENCH_PEERS=1 scripts/deps
 	@$(MAKE) -s $(BENCH_DIR)/.built
