@@ -129,10 +129,13 @@ $(BENCH_DIR)/fronts-alloc.txt: $(BENCH_DIR)/.built scripts/bench-fronts
 	@mv $@.tmp $@
 
 # Chapter 10 lists the allocation front of each fault-injection build: no
-# site, the disabled site (its NOP), the call of the state before seed 000.
+# site, the disabled site (its NOP), the call of the state before seed 000,
+# and the function that build calls.
 $(BENCH_DIR)/.fronts-fi: $(BENCH_DIR)/.built scripts/bench-fronts
 	@$(foreach v,$(FI_BUILDS),scripts/bench-fronts $(BENCH_DIR)/$(v)/bin/slub-bench \
 		kmem_cache_alloc >$(BENCH_DIR)/fronts-alloc-$(v).txt;)
+	@scripts/bench-fronts $(BENCH_DIR)/fi-preseed/bin/slub-bench should_failslab \
+		>$(BENCH_DIR)/fronts-should-failslab.txt
 	@touch $@
 
 $(BENCH_DIR)/slabinfo-mixed.txt: $(BENCH_DIR)/.built
