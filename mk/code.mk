@@ -1,7 +1,7 @@
 # mk/code.mk -- build one tangled tree with one compiler and one set of flags.
 #
 #   make -f mk/code.mk SRC=code OUT=code CC=gcc [VARIANT=plain|tsan|ubsan] [STATS=1]
-#                      [FAULT_INJECTION=0|1|preseed]
+#                      [FAULT_INJECTION=1|0|preseed]
 #
 # SRC holds what ./tangle wrote (include/, src/, tests/, programs/); OUT gets
 # obj/, lib/libslub.a, lib/libslub.so, bin/ (programs) and bin/tests/.  It is
@@ -9,11 +9,6 @@
 # (chapters/NN-name.nw) resolve for the compiler, gdb and Valgrind.
 # STATS=1 compiles in the statistics counters (CONFIG_SLUB_STATS, Chapter 7):
 # off by default, as in the kernel; tests/run turns them on for the tests.
-# FAULT_INJECTION (Chapter 10): 1, the default, compiles in fault and error
-# injection (CONFIG_FAULT_INJECTION, CONFIG_FAILSLAB, CONFIG_FAIL_PAGE_ALLOC,
-# CONFIG_FUNCTION_ERROR_INJECTION); 0 compiles every site out; preseed is 1
-# with the slab site as it was before seed 000 (SLUB_FAILSLAB_PRESEED: an
-# unconditional call of the noinline should_failslab on every allocation).
 SHELL := /bin/bash
 .SHELLFLAGS := -o pipefail -ec
 .DELETE_ON_ERROR:
@@ -24,9 +19,6 @@ CC ?= gcc
 VARIANT ?= plain
 STATS ?= 0
 FAULT_INJECTION ?= 1
-ifeq ($(filter 0 1 preseed,$(FAULT_INJECTION)),)
-$(error FAULT_INJECTION must be 0, 1 or preseed, not '$(FAULT_INJECTION)')
-endif
 
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 CFLAGS_plain := -O2 -g -gdwarf-4
@@ -34,11 +26,14 @@ CFLAGS_tsan := -O1 -g -fsanitize=thread -DSLUB_TSAN
 CFLAGS_ubsan := -O1 -g -fsanitize=undefined,address -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer
 CFLAGS_STATS_1 := -DCONFIG_SLUB_STATS
-CFLAGS_FAULT_INJECTION_1 := -DCONFIG_FAULT_INJECTION -DCONFIG_FAILSLAB -DCONFIG_FAIL_PAGE_ALLOC \
+# FAULT_INJECTION=1|0|preseed (Chapter 10): fault injection compiled in
+# behind static keys (seed 000), compiled out, or the state before the seed.
+CFLAGS_FI_1 := -DCONFIG_FAULT_INJECTION -DCONFIG_FAILSLAB -DCONFIG_FAIL_PAGE_ALLOC \
 	-DCONFIG_FUNCTION_ERROR_INJECTION
-CFLAGS_FAULT_INJECTION_preseed := $(CFLAGS_FAULT_INJECTION_1) -DSLUB_FAILSLAB_PRESEED
+CFLAGS_FI_0 :=
+CFLAGS_FI_preseed := $(CFLAGS_FI_1) -DSLUB_FAILSLAB_PRESEED
 CFLAGS := -std=gnu11 $(WARN) $(CFLAGS_$(VARIANT)) $(CFLAGS_STATS_$(STATS)) \
-	$(CFLAGS_FAULT_INJECTION_$(FAULT_INJECTION)) \
+	$(CFLAGS_FI_$(FAULT_INJECTION)) \
 	-mcx16 -pthread -I$(SRC)/include -I$(SRC)/src -fdebug-prefix-map=$(CURDIR)=.
 LDLIBS := -pthread -ldl
 
