@@ -121,18 +121,20 @@ $(BENCH_DIR)/bench-results.tex: $(BENCH_DIR)/instructions.csv $(BENCH_DIR)/fails
 			$(BENCH_DIR)/failslab-timing.csv $(BENCH_DIR)/failslab-machine.txt) scripts/bench-tex
 	@scripts/bench-tex $(BENCH_DIR)
 
-# Chapter 7 lists the fast-path fronts as the compiler built them.
+# Chapter 7 lists the fast-path fronts as the compiler built them (and as
+# they run: --live shows a static-key site as start-up leaves it).
 $(BENCH_DIR)/fronts-alloc.txt: $(BENCH_DIR)/.built scripts/bench-fronts
-	@scripts/bench-fronts $(BENCH_DIR)/nostats/bin/slub-bench kmem_cache_free \
+	@scripts/bench-fronts --live $(BENCH_DIR)/nostats/bin/slub-bench kmem_cache_free \
 		>$(BENCH_DIR)/fronts-free.txt
-	@scripts/bench-fronts $(BENCH_DIR)/nostats/bin/slub-bench kmem_cache_alloc >$@.tmp
+	@scripts/bench-fronts --live $(BENCH_DIR)/nostats/bin/slub-bench kmem_cache_alloc >$@.tmp
 	@mv $@.tmp $@
 
 # Chapter 10 lists the allocation front of each fault-injection build: no
 # site, the disabled site (its NOP), the call of the state before seed 000,
-# and the function that build calls.
+# and the function that build calls.  --live: as the running program has
+# them, after chapter 9's start-up pass has written each static-key site.
 $(BENCH_DIR)/.fronts-fi: $(BENCH_DIR)/.built scripts/bench-fronts
-	@$(foreach v,$(FI_BUILDS),scripts/bench-fronts $(BENCH_DIR)/$(v)/bin/slub-bench \
+	@$(foreach v,$(FI_BUILDS),scripts/bench-fronts --live $(BENCH_DIR)/$(v)/bin/slub-bench \
 		kmem_cache_alloc >$(BENCH_DIR)/fronts-alloc-$(v).txt;)
 	@scripts/bench-fronts $(BENCH_DIR)/fi-preseed/bin/slub-bench should_failslab \
 		>$(BENCH_DIR)/fronts-should-failslab.txt
