@@ -136,7 +136,8 @@ $(BENCH_DIR)/fronts-alloc.txt: $(BENCH_DIR)/.built scripts/bench-fronts
 $(BENCH_DIR)/.fronts-fi: $(BENCH_DIR)/.built scripts/bench-fronts
 	@$(foreach v,$(FI_BUILDS),scripts/bench-fronts --live $(BENCH_DIR)/$(v)/bin/slub-bench \
 		kmem_cache_alloc >$(BENCH_DIR)/fronts-alloc-$(v).txt;)
-	@scripts/bench-fronts $(BENCH_DIR)/fi-preseed/bin/slub-bench should_failslab \
+	@{ scripts/bench-fronts $(BENCH_DIR)/fi-preseed/bin/slub-bench should_failslab; \
+	   scripts/bench-fronts $(BENCH_DIR)/fi-preseed/bin/slub-bench __should_failslab; } \
 		>$(BENCH_DIR)/fronts-should-failslab.txt
 	@touch $@
 
