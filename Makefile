@@ -62,7 +62,8 @@ book: book.pdf
 book.pdf: $(BOOK_NW) $(wildcard chapters/*.tex chapters/*.bib figures/*) Makefile \
 		scripts/nw-drop-defs scripts/nw-sort-chunks \
 		$(BENCH_DIR)/bench-results.tex $(BENCH_DIR)/slabinfo-mixed.txt \
-		$(BENCH_DIR)/debug-reports.txt $(BENCH_DIR)/fronts-alloc.txt $(BENCH_DIR)/.fronts-fi
+		$(BENCH_DIR)/debug-reports.txt $(BENCH_DIR)/fronts-alloc.txt \
+		$(BENCH_DIR)/static-key-site.txt $(BENCH_DIR)/.fronts-fi
 	@mkdir -p $(BOOK_DIR)
 	@noweave -n -autodefs c -filter $(CURDIR)/scripts/nw-drop-defs -index \
 		-filter $(CURDIR)/scripts/nw-sort-chunks $(BOOK_NW) > $(BOOK_DIR)/body.tex
@@ -99,7 +100,8 @@ $(BENCH_DIR)/.built: $(ALL_NW) $(CURDIR)/tangle mk/code.mk
 		$(MAKE) -s -f mk/code.mk SRC=$(BENCH_DIR)/code OUT=$(BENCH_DIR)/$$v CC=$(CC) \
 			STATS=$$([[ $$v == stats ]] && echo 1 || echo 0) \
 			$(BENCH_DIR)/$$v/bin/slub-bench $(BENCH_DIR)/$$v/bin/slabinfo \
-			$(BENCH_DIR)/$$v/bin/slub-hackbench $(BENCH_DIR)/$$v/bin/slub-debug-demo; \
+			$(BENCH_DIR)/$$v/bin/slub-hackbench $(BENCH_DIR)/$$v/bin/slub-debug-demo \
+			$(BENCH_DIR)/$$v/bin/slub-static-key-site; \
 	done
 	@$(foreach v,$(FI_BUILDS),$(MAKE) -s -f mk/code.mk SRC=$(BENCH_DIR)/code \
 		OUT=$(BENCH_DIR)/$(v) CC=$(CC) STATS=0 FAULT_INJECTION=$(call fi_switch,$(v)) \
@@ -151,6 +153,12 @@ $(BENCH_DIR)/slabinfo-mixed.txt: $(BENCH_DIR)/.built
 # masked so that two builds give the same book.
 $(BENCH_DIR)/debug-reports.txt: $(BENCH_DIR)/.built scripts/mask-report
 	@taskset -c 0 $(BENCH_DIR)/nostats/bin/slub-debug-demo 2>&1 | scripts/mask-report >$@.tmp
+	@mv $@.tmp $@
+
+# Chapter 9 shows one static-key site as assembled and as it is live, after
+# start-up and after its key is enabled; offsets count from the function.
+$(BENCH_DIR)/static-key-site.txt: $(BENCH_DIR)/.built scripts/static-key-site
+	@scripts/static-key-site $(BENCH_DIR)/nostats/bin/slub-static-key-site >$@.tmp
 	@mv $@.tmp $@
 
 bench: deps

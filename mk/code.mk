@@ -9,6 +9,11 @@
 # (chapters/NN-name.nw) resolve for the compiler, gdb and Valgrind.
 # STATS=1 compiles in the statistics counters (CONFIG_SLUB_STATS, Chapter 7):
 # off by default, as in the kernel; tests/run turns them on for the tests.
+# JUMP_LABEL=1 (the default) defines CONFIG_JUMP_LABEL: static keys are sites
+# patched in the running code (Chapter 9); JUMP_LABEL=0 builds the portable
+# fallback, a flag tested with a branch hint.
+# A test program named tNN-...-shared.c is linked against lib/libslub.so
+# (with an rpath to it), which is then built in every variant.
 SHELL := /bin/bash
 .SHELLFLAGS := -o pipefail -ec
 .DELETE_ON_ERROR:
@@ -19,6 +24,7 @@ CC ?= gcc
 VARIANT ?= plain
 STATS ?= 0
 FAULT_INJECTION ?= 1
+JUMP_LABEL ?= 1
 
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 CFLAGS_plain := -O2 -g -gdwarf-4
@@ -32,8 +38,9 @@ CFLAGS_FI_1 := -DCONFIG_FAULT_INJECTION -DCONFIG_FAILSLAB -DCONFIG_FAIL_PAGE_ALL
 	-DCONFIG_FUNCTION_ERROR_INJECTION
 CFLAGS_FI_0 :=
 CFLAGS_FI_preseed := $(CFLAGS_FI_1) -DSLUB_FAILSLAB_PRESEED
+CFLAGS_JUMP_LABEL_1 := -DCONFIG_JUMP_LABEL
 CFLAGS := -std=gnu11 $(WARN) $(CFLAGS_$(VARIANT)) $(CFLAGS_STATS_$(STATS)) \
-	$(CFLAGS_FI_$(FAULT_INJECTION)) \
+	$(CFLAGS_JUMP_LABEL_$(JUMP_LABEL)) $(CFLAGS_FI_$(FAULT_INJECTION)) \
 	-mcx16 -pthread -I$(SRC)/include -I$(SRC)/src -fdebug-prefix-map=$(CURDIR)=.
 LDLIBS := -pthread -ldl
 
@@ -69,6 +76,10 @@ $(OUT)/lib/libslub.so: $(PIC_OBJS)
 $(OUT)/bin/tests/%: $(SRC)/tests/%.c $(OUT)/lib/libslub.a $(HEADERS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $< -o $@ $(OUT)/lib/libslub.a $(LDLIBS)
+
+$(OUT)/bin/tests/%-shared: $(SRC)/tests/%-shared.c $(OUT)/lib/libslub.so $(HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $< -o $@ -L$(OUT)/lib -lslub -Wl,-rpath,'$$ORIGIN/../../lib' $(LDLIBS)
 
 $(OUT)/bin/tests/%.tests: $(SRC)/tests/%.tests
 	@mkdir -p $(@D)
