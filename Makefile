@@ -63,7 +63,7 @@ book.pdf: $(BOOK_NW) $(wildcard chapters/*.tex chapters/*.bib figures/*) Makefil
 		scripts/nw-drop-defs scripts/nw-sort-chunks \
 		$(BENCH_DIR)/bench-results.tex $(BENCH_DIR)/slabinfo-mixed.txt \
 		$(BENCH_DIR)/debug-reports.txt $(BENCH_DIR)/fronts-alloc.txt \
-		$(BENCH_DIR)/static-key-site.txt
+		$(BENCH_DIR)/static-key-site.txt $(BENCH_DIR)/.fronts-fi
 	@mkdir -p $(BOOK_DIR)
 	@noweave -n -autodefs c -filter $(CURDIR)/scripts/nw-drop-defs -index \
 		-filter $(CURDIR)/scripts/nw-sort-chunks $(BOOK_NW) > $(BOOK_DIR)/body.tex
@@ -85,6 +85,14 @@ book-again:
 # of a pinned, seeded workload.  Timings are measured by `make bench`
 # alone, into $(BENCH_DIR)/timing.csv; the book shows them if that file
 # exists when it is built.
+# Chapter 10 adds three builds of the benchmark alone, all without
+# statistics, that differ only in the slab's fault-injection site:
+# compiled out (fi-none, FAULT_INJECTION=0), compiled in behind its static
+# key, which is off (fi-key, FAULT_INJECTION=1, as `make lib` builds it),
+# and the state before seed 000, a call on every allocation (fi-preseed).
+FI_BUILDS := fi-none fi-key fi-preseed
+fi_switch = $(if $(filter fi-none,$(1)),0,$(if $(filter fi-key,$(1)),1,preseed))
+
 $(BENCH_DIR)/.built: $(ALL_NW) $(CURDIR)/tangle mk/code.mk
 	@mkdir -p $(BENCH_DIR)
 	@./tangle -o $(BENCH_DIR)/code
@@ -95,22 +103,45 @@ $(BENCH_DIR)/.built: $(ALL_NW) $(CURDIR)/tangle mk/code.mk
 			$(BENCH_DIR)/$$v/bin/slub-hackbench $(BENCH_DIR)/$$v/bin/slub-debug-demo \
 			$(BENCH_DIR)/$$v/bin/slub-static-key-site; \
 	done
+	@$(foreach v,$(FI_BUILDS),$(MAKE) -s -f mk/code.mk SRC=$(BENCH_DIR)/code \
+		OUT=$(BENCH_DIR)/$(v) CC=$(CC) STATS=0 FAULT_INJECTION=$(call fi_switch,$(v)) \
+		$(BENCH_DIR)/$(v)/bin/slub-bench;)
 	@touch $@
 
 $(BENCH_DIR)/instructions.csv: $(BENCH_DIR)/.built scripts/bench-instr
 	@scripts/bench-instr $(BENCH_DIR) >$@.tmp
 	@mv $@.tmp $@
 
-$(BENCH_DIR)/bench-results.tex: $(BENCH_DIR)/instructions.csv $(wildcard figures/data/*.csv figures/data/*.txt) \
-		$(wildcard $(BENCH_DIR)/timing.csv $(BENCH_DIR)/machine.txt $(BENCH_DIR)/hackbench.csv) scripts/bench-tex
+# Chapter 10: the same count for the three fault-injection builds.
+$(BENCH_DIR)/failslab-instructions.csv: $(BENCH_DIR)/.built scripts/bench-instr
+	@scripts/bench-instr $(BENCH_DIR) $(FI_BUILDS) >$@.tmp
+	@mv $@.tmp $@
+
+$(BENCH_DIR)/bench-results.tex: $(BENCH_DIR)/instructions.csv $(BENCH_DIR)/failslab-instructions.csv \
+		$(wildcard figures/data/*.csv figures/data/*.txt) \
+		$(wildcard $(BENCH_DIR)/timing.csv $(BENCH_DIR)/machine.txt $(BENCH_DIR)/hackbench.csv \
+			$(BENCH_DIR)/failslab-timing.csv $(BENCH_DIR)/failslab-machine.txt) scripts/bench-tex
 	@scripts/bench-tex $(BENCH_DIR)
 
-# Chapter 7 lists the fast-path fronts as the compiler built them.
+# Chapter 7 lists the fast-path fronts as the compiler built them (and as
+# they run: --live shows a static-key site as start-up leaves it).
 $(BENCH_DIR)/fronts-alloc.txt: $(BENCH_DIR)/.built scripts/bench-fronts
-	@scripts/bench-fronts $(BENCH_DIR)/nostats/bin/slub-bench kmem_cache_free \
+	@scripts/bench-fronts --live $(BENCH_DIR)/nostats/bin/slub-bench kmem_cache_free \
 		>$(BENCH_DIR)/fronts-free.txt
-	@scripts/bench-fronts $(BENCH_DIR)/nostats/bin/slub-bench kmem_cache_alloc >$@.tmp
+	@scripts/bench-fronts --live $(BENCH_DIR)/nostats/bin/slub-bench kmem_cache_alloc >$@.tmp
 	@mv $@.tmp $@
+
+# Chapter 10 lists the allocation front of each fault-injection build: no
+# site, the disabled site (its NOP), the call of the state before seed 000,
+# and the function that build calls.  --live: as the running program has
+# them, after chapter 9's start-up pass has written each static-key site.
+$(BENCH_DIR)/.fronts-fi: $(BENCH_DIR)/.built scripts/bench-fronts
+	@$(foreach v,$(FI_BUILDS),scripts/bench-fronts --live $(BENCH_DIR)/$(v)/bin/slub-bench \
+		kmem_cache_alloc >$(BENCH_DIR)/fronts-alloc-$(v).txt;)
+	@{ scripts/bench-fronts $(BENCH_DIR)/fi-preseed/bin/slub-bench should_failslab; \
+	   scripts/bench-fronts $(BENCH_DIR)/fi-preseed/bin/slub-bench __should_failslab; } \
+		>$(BENCH_DIR)/fronts-should-failslab.txt
+	@touch $@
 
 $(BENCH_DIR)/slabinfo-mixed.txt: $(BENCH_DIR)/.built
 	@$(BENCH_DIR)/stats/bin/slabinfo -c 0 -w mixed -D >$(BENCH_DIR)/slabinfo-mixed-D.txt
@@ -151,7 +182,8 @@ bench: deps
 # machine.  `make bench-ship` measures and makes the result the reference
 # (then commit figures/data/).  Best on a quiet machine.
 bench-ship: bench
-	@cp $(BENCH_DIR)/timing.csv $(BENCH_DIR)/hackbench.csv $(BENCH_DIR)/machine.txt figures/data/
+	@cp $(BENCH_DIR)/timing.csv $(BENCH_DIR)/hackbench.csv $(BENCH_DIR)/machine.txt \
+		$(BENCH_DIR)/failslab-timing.csv $(BENCH_DIR)/failslab-machine.txt figures/data/
 	@echo "bench-ship: figures/data/ now holds this run; commit it" >&2
 
 clean:
