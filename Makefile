@@ -135,12 +135,13 @@ $(BENCH_DIR)/fronts-alloc.txt: $(BENCH_DIR)/.built scripts/bench-fronts
 # site, the disabled site (its NOP), the call of the state before seed 000,
 # and the function that build calls.  --live: as the running program has
 # them, after chapter 9's start-up pass has written each static-key site.
-$(BENCH_DIR)/.fronts-fi: $(BENCH_DIR)/.built scripts/bench-fronts
+$(BENCH_DIR)/.fronts-fi: $(BENCH_DIR)/.built scripts/bench-fronts scripts/check-fronts
 	@$(foreach v,$(FI_BUILDS),scripts/bench-fronts --live $(BENCH_DIR)/$(v)/bin/slub-bench \
 		kmem_cache_alloc >$(BENCH_DIR)/fronts-alloc-$(v).txt;)
 	@{ scripts/bench-fronts $(BENCH_DIR)/fi-preseed/bin/slub-bench should_failslab; \
 	   scripts/bench-fronts $(BENCH_DIR)/fi-preseed/bin/slub-bench __should_failslab; } \
 		>$(BENCH_DIR)/fronts-should-failslab.txt
+	@scripts/check-fronts $(BENCH_DIR)/fronts-alloc-fi-none.txt $(BENCH_DIR)/fronts-alloc-fi-key.txt
 	@touch $@
 
 $(BENCH_DIR)/slabinfo-mixed.txt: $(BENCH_DIR)/.built
