@@ -212,12 +212,16 @@ grade-all:
 labs: $(patsubst %,build/labs/%.html,$(LABS)) $(patsubst %,build/labs/%.pdf,$(LABS)) \
 	$(if $(wildcard labs/INSTRUCTOR.md),build/labs/INSTRUCTOR.html build/labs/INSTRUCTOR.pdf)
 
-build/labs/%.html: labs/%.md labs/handout.css
+# The perf lab's handout quotes the reference's counts from the book build.
+.PRECIOUS: build/labs/%.md
+build/labs/%.md: labs/%.md scripts/lab-handout $(BOOK_LISTINGS)/instructions.csv
 	@mkdir -p $(@D)
+	@scripts/lab-handout $< $(BOOK_LISTINGS) $@
+
+build/labs/%.html: build/labs/%.md labs/handout.css
 	@pandoc -s --self-contained --css labs/handout.css --metadata lang=en -o $@ $<
 
-build/labs/%.pdf: labs/%.md
-	@mkdir -p $(@D)
+build/labs/%.pdf: build/labs/%.md
 	@pandoc -s -V geometry:margin=25mm -V colorlinks=true -o $@ $<
 
 clean:
