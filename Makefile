@@ -55,15 +55,24 @@ check: deps
 # is before \documentclass, where LaTeX cannot take them.
 BOOK_DIR := build/book
 BENCH_DIR := build/bench
-TEX_PATH := .:$(CURDIR)/chapters:$(CURDIR)/figures:$(CURDIR)/$(BOOK_DIR):$(CURDIR)/$(BENCH_DIR):
+# A student edition of a lab (scripts/lab-student) says so in mk/edition.mk.
+# Its library stops at the lab's stubs until the lab is solved, so its book
+# takes the listings the reference build made (labs/listings/) instead of
+# running the programs itself.
+-include mk/edition.mk
+BOOK_LISTINGS := $(if $(filter 1,$(STUDENT_EDITION)),labs/listings,$(BENCH_DIR))
+TEX_PATH := .:$(CURDIR)/chapters:$(CURDIR)/figures:$(CURDIR)/$(BOOK_DIR):$(CURDIR)/$(BOOK_LISTINGS):
 
 book: book.pdf
 
+# What the book includes that the build makes by running the library.
+BOOK_GENERATED = $(addprefix $(BOOK_LISTINGS)/,bench-results.tex slabinfo-mixed.txt \
+	debug-reports.txt fronts-alloc.txt static-key-site.txt fei-clone.txt) \
+	$(if $(filter 1,$(STUDENT_EDITION)),,$(BENCH_DIR)/.fronts-fi)
+
 book.pdf: $(BOOK_NW) $(wildcard chapters/*.tex chapters/*.bib figures/*) Makefile \
 		scripts/nw-drop-defs scripts/nw-sort-chunks \
-		$(BENCH_DIR)/bench-results.tex $(BENCH_DIR)/slabinfo-mixed.txt \
-		$(BENCH_DIR)/debug-reports.txt $(BENCH_DIR)/fronts-alloc.txt \
-		$(BENCH_DIR)/static-key-site.txt $(BENCH_DIR)/.fronts-fi
+		$(BOOK_GENERATED)
 	@mkdir -p $(BOOK_DIR)
 	@noweave -n -autodefs c -filter $(CURDIR)/scripts/nw-drop-defs -index \
 		-filter $(CURDIR)/scripts/nw-sort-chunks $(BOOK_NW) > $(BOOK_DIR)/body.tex
@@ -171,7 +180,6 @@ $(BENCH_DIR)/fei-clone.txt: $(BENCH_DIR)/.built scripts/fei-clone-listing
 		>$(BENCH_DIR)/fei-noclone.txt
 	@scripts/fei-clone-listing $(BENCH_DIR)/nostats/bin fei-clone-demo >$@.tmp
 	@mv $@.tmp $@
-book.pdf: $(BENCH_DIR)/fei-clone.txt
 
 bench: deps
 	@SLUB_BENCH_PEERS=1 scripts/deps
@@ -187,7 +195,37 @@ bench-ship: bench
 		$(BENCH_DIR)/failslab-timing.csv $(BENCH_DIR)/failslab-machine.txt figures/data/
 	@echo "bench-ship: figures/data/ now holds this run; commit it" >&2
 
+# Labs (labs/README.md).  `make student` builds the reference listings
+# first: the student's book uses them.
+LABS := $(basename $(notdir $(wildcard labs/*.grade)))
+student: deps $(BOOK_GENERATED)
+	@[[ -n "$(LAB)" && -n "$(DEST)" ]] || { echo "make student LAB=name DEST=dir (labs: $(LABS))" >&2; exit 2; }
+	@scripts/lab-student $(LAB) $(DEST)
+
+# Without LAB (in the instructor's tree): every lab's reference solution.
+grade:
+	@$(if $(LAB),scripts/grade $(LAB) $(SUBMISSION),for l in $(LABS); do scripts/grade $$l; done)
+
+grade-all:
+	@scripts/grade-all $(LAB) $(SUBMISSIONS)
+
+labs: $(patsubst %,build/labs/%.html,$(LABS)) $(patsubst %,build/labs/%.pdf,$(LABS)) \
+	$(if $(wildcard labs/INSTRUCTOR.md),build/labs/INSTRUCTOR.html build/labs/INSTRUCTOR.pdf)
+
+# The perf lab's handout quotes the reference's counts from the book build.
+.PRECIOUS: build/labs/%.md
+build/labs/%.md: labs/%.md scripts/lab-handout $(BOOK_LISTINGS)/instructions.csv
+	@mkdir -p $(@D)
+	@scripts/lab-handout $< $(BOOK_LISTINGS) $@
+
+build/labs/%.html: build/labs/%.md labs/handout.css
+	@pandoc -s --self-contained --css labs/handout.css --metadata lang=en -o $@ $<
+
+build/labs/%.pdf: build/labs/%.md
+	@pandoc -s -V geometry:margin=25mm -V colorlinks=true -o $@ $<
+
 clean:
 	rm -rf code build book.pdf
 
-.PHONY: all deps tangle lib test check book book-again bench bench-ship clean
+.PHONY: all deps tangle lib test check book book-again bench bench-ship clean \
+	student grade grade-all labs
