@@ -142,8 +142,14 @@ $(BENCH_DIR)/profiling-instructions.csv: $(BENCH_DIR)/.built scripts/bench-instr
 		$(PR_CONFIGS) >$@.tmp
 	@mv $@.tmp $@
 
+# and the sizes of the functions its three builds differ in (nm -S).
+$(BENCH_DIR)/profiling-sizes.csv: $(BENCH_DIR)/.built scripts/bench-sizes
+	@scripts/bench-sizes $(BENCH_DIR) pr-none=fi-key pr-inline=pr-inline \
+		pr-noinline=pr-noinline >$@.tmp
+	@mv $@.tmp $@
+
 $(BENCH_DIR)/bench-results.tex: $(BENCH_DIR)/instructions.csv $(BENCH_DIR)/failslab-instructions.csv \
-		$(BENCH_DIR)/profiling-instructions.csv \
+		$(BENCH_DIR)/profiling-instructions.csv $(BENCH_DIR)/profiling-sizes.csv \
 		$(wildcard figures/data/*.csv figures/data/*.txt) \
 		$(wildcard $(BENCH_DIR)/timing.csv $(BENCH_DIR)/machine.txt $(BENCH_DIR)/hackbench.csv \
 			$(BENCH_DIR)/failslab-timing.csv $(BENCH_DIR)/failslab-machine.txt \
