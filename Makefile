@@ -144,8 +144,8 @@ $(BENCH_DIR)/profiling-instructions.csv: $(BENCH_DIR)/.built scripts/bench-instr
 
 # and the sizes of the functions its three builds differ in (nm -S).
 $(BENCH_DIR)/profiling-sizes.csv: $(BENCH_DIR)/.built scripts/bench-sizes
-	@scripts/bench-sizes $(BENCH_DIR) pr-none=fi-key pr-inline=pr-inline \
-		pr-noinline=pr-noinline >$@.tmp
+	@scripts/bench-sizes -f kmem_cache_alloc -f kmem_cache_free $(BENCH_DIR) pr-none=fi-key \
+		pr-inline=pr-inline pr-noinline=pr-noinline >$@.tmp
 	@mv $@.tmp $@
 
 $(BENCH_DIR)/bench-results.tex: $(BENCH_DIR)/instructions.csv $(BENCH_DIR)/failslab-instructions.csv \
