@@ -1,7 +1,8 @@
 # mk/code.mk -- build one tangled tree with one compiler and one set of flags.
 #
 #   make -f mk/code.mk SRC=code OUT=code CC=gcc [VARIANT=plain|tsan|ubsan] [STATS=1]
-#                      [FAULT_INJECTION=1|0|preseed]
+#                      [FAULT_INJECTION=1|0|preseed] [MEM_ALLOC_PROFILING=1|0|inline]
+#                      [MEM_ALLOC_PROFILING_ON=1]
 #
 # SRC holds what ./tangle wrote (include/, src/, tests/, programs/); OUT gets
 # obj/, lib/libslub.a, lib/libslub.so, bin/ (programs) and bin/tests/.  It is
@@ -13,7 +14,13 @@
 # patched in the running code (Chapter 9); JUMP_LABEL=0 builds the portable
 # fallback, a flag tested with a branch hint.
 # A test program named tNN-...-shared.c is linked against lib/libslub.so
-# (with an rpath to it), which is then built in every variant.
+# (with an rpath to it), which is then built in every variant; it is
+# compiled with SLUB_SHARED, so that its call sites test the library's
+# exported flag instead of static-key sites it could not patch (Chapter 11).
+# MEM_ALLOC_PROFILING=1 (the default) compiles allocation profiling in with
+# its key off (Chapter 11), =0 compiles it out, =inline builds the state
+# before seed 002 (the gated code inline); MEM_ALLOC_PROFILING_ON=1 starts
+# the key on.
 SHELL := /bin/bash
 .SHELLFLAGS := -o pipefail -ec
 .DELETE_ON_ERROR:
@@ -25,6 +32,8 @@ VARIANT ?= plain
 STATS ?= 0
 FAULT_INJECTION ?= 1
 JUMP_LABEL ?= 1
+MEM_ALLOC_PROFILING ?= 1
+MEM_ALLOC_PROFILING_ON ?= 0
 
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 CFLAGS_plain := -O2 -g -gdwarf-4
@@ -39,8 +48,16 @@ CFLAGS_FI_1 := -DCONFIG_FAULT_INJECTION -DCONFIG_FAILSLAB -DCONFIG_FAIL_PAGE_ALL
 CFLAGS_FI_0 :=
 CFLAGS_FI_preseed := $(CFLAGS_FI_1) -DSLUB_FAILSLAB_PRESEED
 CFLAGS_JUMP_LABEL_1 := -DCONFIG_JUMP_LABEL
+# MEM_ALLOC_PROFILING=1|0|inline (Chapter 11): allocation profiling compiled
+# in (seed 002's uninlined hooks), compiled out, or as before the seed.
+CFLAGS_MAP_1 := -DCONFIG_MEM_ALLOC_PROFILING
+CFLAGS_MAP_0 :=
+CFLAGS_MAP_inline := $(CFLAGS_MAP_1) -DSLUB_ALLOC_TAG_INLINE
+CFLAGS_MAP_ON_1 := $(if $(filter 0,$(MEM_ALLOC_PROFILING)),,\
+	-DCONFIG_MEM_ALLOC_PROFILING_ENABLED_BY_DEFAULT)
 CFLAGS := -std=gnu11 $(WARN) $(CFLAGS_$(VARIANT)) $(CFLAGS_STATS_$(STATS)) \
 	$(CFLAGS_JUMP_LABEL_$(JUMP_LABEL)) $(CFLAGS_FI_$(FAULT_INJECTION)) \
+	$(CFLAGS_MAP_$(MEM_ALLOC_PROFILING)) $(CFLAGS_MAP_ON_$(MEM_ALLOC_PROFILING_ON)) \
 	-mcx16 -pthread -I$(SRC)/include -I$(SRC)/src -fdebug-prefix-map=$(CURDIR)=.
 LDLIBS := -pthread -ldl
 
@@ -79,7 +96,7 @@ $(OUT)/bin/tests/%: $(SRC)/tests/%.c $(OUT)/lib/libslub.a $(HEADERS)
 
 $(OUT)/bin/tests/%-shared: $(SRC)/tests/%-shared.c $(OUT)/lib/libslub.so $(HEADERS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $< -o $@ -L$(OUT)/lib -lslub -Wl,-rpath,'$$ORIGIN/../../lib' $(LDLIBS)
+	$(CC) $(CFLAGS) -DSLUB_SHARED $< -o $@ -L$(OUT)/lib -lslub -Wl,-rpath,'$$ORIGIN/../../lib' $(LDLIBS)
 
 $(OUT)/bin/tests/%.tests: $(SRC)/tests/%.tests
 	@mkdir -p $(@D)
