@@ -183,6 +183,9 @@ $(BENCH_DIR)/.fronts-fi: $(BENCH_DIR)/.built scripts/bench-fronts scripts/check-
 # start-up (profiling off), and checks its claim: the fronts of the default
 # build (pr-noinline) are those without profiling plus one static-key site
 # each, its NOP (once chapter 11 exists: before, the builds are the same).
+# The free front's fast path is compared up to the registers and the
+# order (-r): GCC 12 allocates its registers differently once the site is
+# there, and its way out to the general path has one mov fewer.
 $(BENCH_DIR)/.fronts-pr: $(BENCH_DIR)/.built scripts/bench-fronts scripts/check-fronts
 	@for f in alloc free; do \
 		for v in pr-none:fi-key pr-inline:pr-inline pr-noinline:pr-noinline; do \
@@ -190,8 +193,8 @@ $(BENCH_DIR)/.fronts-pr: $(BENCH_DIR)/.built scripts/bench-fronts scripts/check-
 				kmem_cache_$$f >$(BENCH_DIR)/fronts-$$f-$${v%%:*}.txt; \
 		done; \
 		if [[ -n "$(wildcard chapters/11-*.nw)" ]]; then \
-			scripts/check-fronts -n 1 -w "chapter 11" $(BENCH_DIR)/fronts-$$f-pr-none.txt \
-				$(BENCH_DIR)/fronts-$$f-pr-noinline.txt; \
+			scripts/check-fronts -n 1 $$([[ $$f == free ]] && echo -r) -w "chapter 11" \
+				$(BENCH_DIR)/fronts-$$f-pr-none.txt $(BENCH_DIR)/fronts-$$f-pr-noinline.txt; \
 		fi; \
 	done
 	@touch $@
