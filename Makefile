@@ -115,7 +115,8 @@ $(BENCH_DIR)/.built: $(ALL_NW) $(CURDIR)/tangle mk/code.mk
 			STATS=$$([[ $$v == stats ]] && echo 1 || echo 0) \
 			$(BENCH_DIR)/$$v/bin/slub-bench $(BENCH_DIR)/$$v/bin/slabinfo \
 			$(BENCH_DIR)/$$v/bin/slub-hackbench $(BENCH_DIR)/$$v/bin/slub-debug-demo \
-			$(BENCH_DIR)/$$v/bin/slub-static-key-site; \
+			$(BENCH_DIR)/$$v/bin/slub-static-key-site \
+			$$([[ -f $(BENCH_DIR)/code/programs/allocinfo.c ]] && echo $(BENCH_DIR)/$$v/bin/allocinfo); \
 	done
 	@$(foreach v,$(FI_BUILDS),$(MAKE) -s -f mk/code.mk SRC=$(BENCH_DIR)/code \
 		OUT=$(BENCH_DIR)/$(v) CC=$(CC) STATS=0 FAULT_INJECTION=$(call fi_switch,$(v)) \
@@ -199,6 +200,15 @@ $(BENCH_DIR)/.fronts-pr: $(BENCH_DIR)/.built scripts/bench-fronts scripts/check-
 	done
 	@touch $@
 book.pdf: $(BENCH_DIR)/.fronts-pr
+
+# Chapter 11 shows an excerpt of /proc/allocinfo that the build printed:
+# the allocinfo tool's built-in workload, pinned to one CPU, deterministic.
+$(BENCH_DIR)/allocinfo.txt: $(BENCH_DIR)/.built $(wildcard scripts/allocinfo-listing)
+	@if [[ -x $(BENCH_DIR)/nostats/bin/allocinfo ]]; then \
+		scripts/allocinfo-listing $(BENCH_DIR)/nostats/bin >$@.tmp; \
+	else :>$@.tmp; fi
+	@mv $@.tmp $@
+book.pdf: $(BENCH_DIR)/allocinfo.txt
 
 $(BENCH_DIR)/slabinfo-mixed.txt: $(BENCH_DIR)/.built
 	@$(BENCH_DIR)/stats/bin/slabinfo -c 0 -w mixed -D >$(BENCH_DIR)/slabinfo-mixed-D.txt
