@@ -99,8 +99,22 @@ book-again:
 # compiled out (fi-none, FAULT_INJECTION=0), compiled in behind its static
 # key, which is off (fi-key, FAULT_INJECTION=1, as `make lib` builds it),
 # and the state before seed 000, a call on every allocation (fi-preseed).
+# Allocation profiling (Chapter 11) is compiled out of these three
+# (MEM_ALLOC_PROFILING=0), so that they differ in the fault-injection site
+# alone and the front without it is chapter 5's.
 FI_BUILDS := fi-none fi-key fi-preseed
 fi_switch = $(if $(filter fi-none,$(1)),0,$(if $(filter fi-key,$(1)),1,preseed))
+# Chapter 11 measures seed 002 in three builds without statistics that
+# differ only in MEM_ALLOC_PROFILING: compiled out (0: that is fi-key,
+# which is shared), the slab hooks' gated code inline, as before the seed
+# (pr-inline, MEM_ALLOC_PROFILING=inline), and moved into noinline
+# functions, as after it (pr-noinline, 1, as `make lib` builds it).  Each
+# build with profiling compiled in runs with it off and on
+# (SLUB_CMDLINE=sysctl.vm.mem_profiling=1): five configurations, which
+# scripts/bench-profiling --configs lists.
+PR_BUILDS := pr-inline pr-noinline
+pr_switch = $(if $(filter pr-inline,$(1)),inline,1)
+PR_CONFIGS := $(shell scripts/bench-profiling --configs)
 
 $(BENCH_DIR)/.built: $(ALL_NW) $(CURDIR)/tangle mk/code.mk
 	@mkdir -p $(BENCH_DIR)
@@ -110,10 +124,14 @@ $(BENCH_DIR)/.built: $(ALL_NW) $(CURDIR)/tangle mk/code.mk
 			STATS=$$([[ $$v == stats ]] && echo 1 || echo 0) \
 			$(BENCH_DIR)/$$v/bin/slub-bench $(BENCH_DIR)/$$v/bin/slabinfo \
 			$(BENCH_DIR)/$$v/bin/slub-hackbench $(BENCH_DIR)/$$v/bin/slub-debug-demo \
-			$(BENCH_DIR)/$$v/bin/slub-static-key-site; \
+			$(BENCH_DIR)/$$v/bin/slub-static-key-site \
+			$$([[ -f $(BENCH_DIR)/code/programs/allocinfo.c ]] && echo $(BENCH_DIR)/$$v/bin/allocinfo); \
 	done
 	@$(foreach v,$(FI_BUILDS),$(MAKE) -s -f mk/code.mk SRC=$(BENCH_DIR)/code \
 		OUT=$(BENCH_DIR)/$(v) CC=$(CC) STATS=0 FAULT_INJECTION=$(call fi_switch,$(v)) \
+		MEM_ALLOC_PROFILING=0 $(BENCH_DIR)/$(v)/bin/slub-bench;)
+	@$(foreach v,$(PR_BUILDS),$(MAKE) -s -f mk/code.mk SRC=$(BENCH_DIR)/code \
+		OUT=$(BENCH_DIR)/$(v) CC=$(CC) STATS=0 MEM_ALLOC_PROFILING=$(call pr_switch,$(v)) \
 		$(BENCH_DIR)/$(v)/bin/slub-bench;)
 	@touch $@
 
@@ -126,10 +144,27 @@ $(BENCH_DIR)/failslab-instructions.csv: $(BENCH_DIR)/.built scripts/bench-instr
 	@scripts/bench-instr $(BENCH_DIR) $(FI_BUILDS) >$@.tmp
 	@mv $@.tmp $@
 
+# Chapter 11: the same count for the five configurations of seed 002's
+# measurement, the kmem_cache pair and the kmalloc pair.
+$(BENCH_DIR)/profiling-instructions.csv: $(BENCH_DIR)/.built scripts/bench-instr \
+		scripts/bench-profiling
+	@SLUB_BENCH_INSTR_PATTERNS=pair32,kmalloc32 scripts/bench-instr $(BENCH_DIR) \
+		$(PR_CONFIGS) >$@.tmp
+	@mv $@.tmp $@
+
+# and the sizes of the functions its three builds differ in (nm -S).
+$(BENCH_DIR)/profiling-sizes.csv: $(BENCH_DIR)/.built scripts/bench-sizes
+	@scripts/bench-sizes -f kmem_cache_alloc -f kmem_cache_free $(BENCH_DIR) pr-none=fi-key \
+		pr-inline=pr-inline pr-noinline=pr-noinline >$@.tmp
+	@mv $@.tmp $@
+
 $(BENCH_DIR)/bench-results.tex: $(BENCH_DIR)/instructions.csv $(BENCH_DIR)/failslab-instructions.csv \
+		$(BENCH_DIR)/profiling-instructions.csv $(BENCH_DIR)/profiling-sizes.csv \
 		$(wildcard figures/data/*.csv figures/data/*.txt) \
 		$(wildcard $(BENCH_DIR)/timing.csv $(BENCH_DIR)/machine.txt $(BENCH_DIR)/hackbench.csv \
-			$(BENCH_DIR)/failslab-timing.csv $(BENCH_DIR)/failslab-machine.txt) scripts/bench-tex
+			$(BENCH_DIR)/failslab-timing.csv $(BENCH_DIR)/failslab-machine.txt \
+			$(BENCH_DIR)/profiling-timing.csv $(BENCH_DIR)/profiling-machine.txt) \
+		scripts/bench-tex
 	@scripts/bench-tex $(BENCH_DIR)
 
 # Chapter 7 lists the fast-path fronts as the compiler built them (and as
@@ -152,6 +187,37 @@ $(BENCH_DIR)/.fronts-fi: $(BENCH_DIR)/.built scripts/bench-fronts scripts/check-
 		>$(BENCH_DIR)/fronts-should-failslab.txt
 	@scripts/check-fronts $(BENCH_DIR)/fronts-alloc-fi-none.txt $(BENCH_DIR)/fronts-alloc-fi-key.txt
 	@touch $@
+
+# Chapter 11 lists both fronts of the build with profiling compiled out
+# (fi-key) and of the two builds with it compiled in, as they run after
+# start-up (profiling off), and checks its claim: the fronts of the default
+# build (pr-noinline) are those without profiling plus one static-key site
+# each, its NOP (once chapter 11 exists: before, the builds are the same).
+# The free front's fast path is compared up to the registers and the
+# order (-r): GCC 12 allocates its registers differently once the site is
+# there, and its way out to the general path has one mov fewer.
+$(BENCH_DIR)/.fronts-pr: $(BENCH_DIR)/.built scripts/bench-fronts scripts/check-fronts
+	@for f in alloc free; do \
+		for v in pr-none:fi-key pr-inline:pr-inline pr-noinline:pr-noinline; do \
+			scripts/bench-fronts --live $(BENCH_DIR)/$${v#*:}/bin/slub-bench \
+				kmem_cache_$$f >$(BENCH_DIR)/fronts-$$f-$${v%%:*}.txt; \
+		done; \
+		if [[ -n "$(wildcard chapters/11-*.nw)" ]]; then \
+			scripts/check-fronts -n 1 $$([[ $$f == free ]] && echo -r) -w "chapter 11" \
+				$(BENCH_DIR)/fronts-$$f-pr-none.txt $(BENCH_DIR)/fronts-$$f-pr-noinline.txt; \
+		fi; \
+	done
+	@touch $@
+book.pdf: $(BENCH_DIR)/.fronts-pr
+
+# Chapter 11 shows an excerpt of /proc/allocinfo that the build printed:
+# the allocinfo tool's built-in workload, pinned to one CPU, deterministic.
+$(BENCH_DIR)/allocinfo.txt: $(BENCH_DIR)/.built $(wildcard scripts/allocinfo-listing)
+	@if [[ -x $(BENCH_DIR)/nostats/bin/allocinfo ]]; then \
+		scripts/allocinfo-listing $(BENCH_DIR)/nostats/bin >$@.tmp; \
+	else :>$@.tmp; fi
+	@mv $@.tmp $@
+book.pdf: $(BENCH_DIR)/allocinfo.txt
 
 $(BENCH_DIR)/slabinfo-mixed.txt: $(BENCH_DIR)/.built
 	@$(BENCH_DIR)/stats/bin/slabinfo -c 0 -w mixed -D >$(BENCH_DIR)/slabinfo-mixed-D.txt
@@ -189,10 +255,12 @@ bench: deps
 # The book ships with reference measurements (figures/data/, see its
 # README.md): the book uses them unless `make bench` has measured this
 # machine.  `make bench-ship` measures and makes the result the reference
-# (then commit figures/data/).  Best on a quiet machine.
+# (then commit figures/data/).  Best on a quiet machine.  Chapter 10's and
+# chapter 11's timings are copied with the rest: all from one run.
 bench-ship: bench
 	@cp $(BENCH_DIR)/timing.csv $(BENCH_DIR)/hackbench.csv $(BENCH_DIR)/machine.txt \
-		$(BENCH_DIR)/failslab-timing.csv $(BENCH_DIR)/failslab-machine.txt figures/data/
+		$(BENCH_DIR)/failslab-timing.csv $(BENCH_DIR)/failslab-machine.txt \
+		$(BENCH_DIR)/profiling-timing.csv $(BENCH_DIR)/profiling-machine.txt figures/data/
 	@echo "bench-ship: figures/data/ now holds this run; commit it" >&2
 
 # Labs (labs/README.md).  `make student` builds the reference listings
