@@ -67,8 +67,8 @@ book: book.pdf
 
 # What the book includes that the build makes by running the library.
 BOOK_GENERATED = $(addprefix $(BOOK_LISTINGS)/,bench-results.tex slabinfo-mixed.txt \
-	debug-reports.txt fronts-alloc.txt static-key-site.txt fei-clone.txt) \
-	$(if $(filter 1,$(STUDENT_EDITION)),,$(BENCH_DIR)/.fronts-fi)
+	debug-reports.txt fronts-alloc.txt static-key-site.txt fei-clone.txt allocinfo.txt) \
+	$(if $(filter 1,$(STUDENT_EDITION)),,$(BENCH_DIR)/.fronts-fi $(BENCH_DIR)/.fronts-pr)
 
 book.pdf: $(BOOK_NW) $(wildcard chapters/*.tex chapters/*.bib figures/*) Makefile \
 		scripts/nw-drop-defs scripts/nw-sort-chunks \
@@ -208,7 +208,6 @@ $(BENCH_DIR)/.fronts-pr: $(BENCH_DIR)/.built scripts/bench-fronts scripts/check-
 		fi; \
 	done
 	@touch $@
-book.pdf: $(BENCH_DIR)/.fronts-pr
 
 # Chapter 11 shows an excerpt of /proc/allocinfo that the build printed:
 # the allocinfo tool's built-in workload, pinned to one CPU, deterministic.
@@ -217,7 +216,6 @@ $(BENCH_DIR)/allocinfo.txt: $(BENCH_DIR)/.built $(wildcard scripts/allocinfo-lis
 		scripts/allocinfo-listing $(BENCH_DIR)/nostats/bin >$@.tmp; \
 	else :>$@.tmp; fi
 	@mv $@.tmp $@
-book.pdf: $(BENCH_DIR)/allocinfo.txt
 
 $(BENCH_DIR)/slabinfo-mixed.txt: $(BENCH_DIR)/.built
 	@$(BENCH_DIR)/stats/bin/slabinfo -c 0 -w mixed -D >$(BENCH_DIR)/slabinfo-mixed-D.txt

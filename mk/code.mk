@@ -102,8 +102,12 @@ $(OUT)/bin/tests/%.tests: $(SRC)/tests/%.tests
 	@mkdir -p $(@D)
 	cp $< $@
 
+# The benchmark includes the library's internal slab.h (Chapter 7), but its
+# own allocation calls are a program's: SLUB_PROGRAM_SITES keeps them call
+# sites of the macro layer (Chapter 11), tagged like any program's.
 $(OUT)/bin/%: $(SRC)/programs/%.c $(OUT)/lib/libslub.a $(HEADERS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $< -o $@ $(OUT)/lib/libslub.a $(LDLIBS)
+	$(CC) $(CFLAGS) $(if $(filter slub-bench,$*),-DSLUB_PROGRAM_SITES) $< -o $@ \
+		$(OUT)/lib/libslub.a $(LDLIBS)
 
 .PHONY: all lib
