@@ -2,7 +2,7 @@
 #
 #   make -f mk/code.mk SRC=code OUT=code CC=gcc [VARIANT=plain|tsan|ubsan] [STATS=1]
 #                      [FAULT_INJECTION=1|0|preseed] [MEM_ALLOC_PROFILING=1|0|inline]
-#                      [MEM_ALLOC_PROFILING_ON=1]
+#                      [MEM_ALLOC_PROFILING_ON=1] [PERCPU_RSEQ=1|0] [RSEQ_INJECT=1]
 #
 # SRC holds what ./tangle wrote (include/, src/, tests/, programs/); OUT gets
 # obj/, lib/libslub.a, lib/libslub.so, bin/ (programs) and bin/tests/.  It is
@@ -21,6 +21,13 @@
 # its key off (Chapter 11), =0 compiles it out, =inline builds the state
 # before seed 002 (the gated code inline); MEM_ALLOC_PROFILING_ON=1 starts
 # the key on.
+# PERCPU_RSEQ=1 (the default) compiles in Chapter 12's restartable fast
+# path (CONFIG_SLUB_RSEQ), chosen at start-up when the kernel and glibc
+# allow it; =0 leaves only the locked fast path of Chapter 5 (the benchmark
+# builds of Chapters 7, 10 and 11, whose fronts those chapters list, and a
+# lab's student edition, whose stubs are the locked path).  The TSan build
+# never has it: TSan cannot see into the sequences.  RSEQ_INJECT=1 adds
+# the forced aborts of Chapter 12's tests (SLUB_RSEQ_INJECT).
 SHELL := /bin/bash
 .SHELLFLAGS := -o pipefail -ec
 .DELETE_ON_ERROR:
@@ -34,6 +41,9 @@ FAULT_INJECTION ?= 1
 JUMP_LABEL ?= 1
 MEM_ALLOC_PROFILING ?= 1
 MEM_ALLOC_PROFILING_ON ?= 0
+-include mk/edition.mk
+PERCPU_RSEQ ?= $(if $(filter 1,$(STUDENT_EDITION)),0,1)
+RSEQ_INJECT ?= 0
 
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 CFLAGS_plain := -O2 -g -gdwarf-4
@@ -55,9 +65,12 @@ CFLAGS_MAP_0 :=
 CFLAGS_MAP_inline := $(CFLAGS_MAP_1) -DSLUB_ALLOC_TAG_INLINE
 CFLAGS_MAP_ON_1 := $(if $(filter 0,$(MEM_ALLOC_PROFILING)),,\
 	-DCONFIG_MEM_ALLOC_PROFILING_ENABLED_BY_DEFAULT)
+CFLAGS_RSEQ_1 := $(if $(filter tsan,$(VARIANT)),,-DCONFIG_SLUB_RSEQ)
+CFLAGS_INJECT_1 := -DSLUB_RSEQ_INJECT
 CFLAGS := -std=gnu11 $(WARN) $(CFLAGS_$(VARIANT)) $(CFLAGS_STATS_$(STATS)) \
 	$(CFLAGS_JUMP_LABEL_$(JUMP_LABEL)) $(CFLAGS_FI_$(FAULT_INJECTION)) \
 	$(CFLAGS_MAP_$(MEM_ALLOC_PROFILING)) $(CFLAGS_MAP_ON_$(MEM_ALLOC_PROFILING_ON)) \
+	$(CFLAGS_RSEQ_$(PERCPU_RSEQ)) $(CFLAGS_INJECT_$(RSEQ_INJECT)) \
 	-mcx16 -pthread -I$(SRC)/include -I$(SRC)/src -fdebug-prefix-map=$(CURDIR)=.
 LDLIBS := -pthread -ldl
 
