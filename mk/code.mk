@@ -25,7 +25,8 @@
 # path (CONFIG_SLUB_RSEQ), chosen at start-up when the kernel and glibc
 # allow it; =0 leaves only the locked fast path of Chapter 5 (the benchmark
 # builds of Chapters 7, 10 and 11, whose fronts those chapters list, and a
-# lab's student edition, whose stubs are the locked path).  The TSan build
+# lab's student edition, whose stubs are the locked path; but not lab rseq's,
+# which is the restartable path).  The TSan build
 # never has it: TSan cannot see into the sequences.  RSEQ_INJECT=1 adds
 # the forced aborts of Chapter 12's tests (SLUB_RSEQ_INJECT).
 SHELL := /bin/bash
@@ -42,7 +43,7 @@ JUMP_LABEL ?= 1
 MEM_ALLOC_PROFILING ?= 1
 MEM_ALLOC_PROFILING_ON ?= 0
 -include mk/edition.mk
-PERCPU_RSEQ ?= $(if $(filter 1,$(STUDENT_EDITION)),0,1)
+PERCPU_RSEQ ?= $(if $(filter 1,$(STUDENT_EDITION)),$(if $(filter rseq,$(LAB)),1,0),1)
 RSEQ_INJECT ?= 0
 
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
