@@ -100,9 +100,11 @@ $(OUT)/lib/libslub.a: $(LIB_OBJS)
 	rm -f $@
 	ar rcs $@ $^
 
+# -z nodelete: Chapter 12's rseq descriptors must stay mapped while any
+# thread's rseq area may name one, so the shared library is never unloaded.
 $(OUT)/lib/libslub.so: $(PIC_OBJS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -shared -o $@ $^ $(LDLIBS)
+	$(CC) $(CFLAGS) -shared -Wl,-z,nodelete -o $@ $^ $(LDLIBS)
 
 $(OUT)/bin/tests/%: $(SRC)/tests/%.c $(OUT)/lib/libslub.a $(HEADERS)
 	@mkdir -p $(@D)
