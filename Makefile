@@ -68,7 +68,8 @@ book: book.pdf
 # What the book includes that the build makes by running the library.
 BOOK_GENERATED = $(addprefix $(BOOK_LISTINGS)/,bench-results.tex slabinfo-mixed.txt \
 	debug-reports.txt fronts-alloc.txt static-key-site.txt fei-clone.txt allocinfo.txt) \
-	$(if $(filter 1,$(STUDENT_EDITION)),,$(BENCH_DIR)/.fronts-fi $(BENCH_DIR)/.fronts-pr)
+	$(if $(filter 1,$(STUDENT_EDITION)),,$(BENCH_DIR)/.fronts-fi $(BENCH_DIR)/.fronts-pr \
+		$(BENCH_DIR)/.fronts-rseq)
 
 book.pdf: $(BOOK_NW) $(wildcard chapters/*.tex chapters/*.bib figures/*) Makefile \
 		scripts/nw-drop-defs scripts/nw-sort-chunks \
@@ -171,7 +172,9 @@ $(BENCH_DIR)/bench-results.tex: $(BENCH_DIR)/instructions.csv $(BENCH_DIR)/fails
 		$(wildcard figures/data/*.csv figures/data/*.txt) \
 		$(wildcard $(BENCH_DIR)/timing.csv $(BENCH_DIR)/machine.txt $(BENCH_DIR)/hackbench.csv \
 			$(BENCH_DIR)/failslab-timing.csv $(BENCH_DIR)/failslab-machine.txt \
-			$(BENCH_DIR)/profiling-timing.csv $(BENCH_DIR)/profiling-machine.txt) \
+			$(BENCH_DIR)/profiling-timing.csv $(BENCH_DIR)/profiling-machine.txt \
+			$(BENCH_DIR)/rseq-timing.csv $(BENCH_DIR)/rseq-machine.txt) \
+		$(BENCH_DIR)/.fronts-rseq $(BENCH_DIR)/fronts-alloc.txt scripts/bench-fastpath \
 		scripts/bench-tex
 	@scripts/bench-tex $(BENCH_DIR)
 
@@ -217,6 +220,24 @@ $(BENCH_DIR)/.fronts-pr: $(BENCH_DIR)/.built scripts/bench-fronts scripts/check-
 	done
 	@touch $@
 
+# Chapter 12 lists both fronts of the restartable build as they run, once
+# the first cache is made and the restartable key is on (the listing is
+# read at the first kmem_cache_free), and counts their fast paths
+# (scripts/bench-fastpath, in scripts/bench-tex): callgrind cannot run
+# rseq.  Should the run under gdb have had no rseq, the key's site is still
+# the jump to the locked front; the listing then says so in its last line.
+$(BENCH_DIR)/.fronts-rseq: $(BENCH_DIR)/.built scripts/bench-fronts scripts/bench-fastpath
+	@for f in alloc free; do \
+		scripts/bench-fronts --live --stop-at kmem_cache_free $(BENCH_DIR)/rseq/bin/slub-bench \
+			kmem_cache_$$f >$(BENCH_DIR)/fronts-$$f-rseq.txt; \
+		if [[ $$(scripts/bench-fastpath $(BENCH_DIR)/fronts-$$f-rseq.txt | cut -d, -f4) != 0 ]]; then \
+			echo "(read with the restartable key off: the run under gdb had no rseq)" \
+				>>$(BENCH_DIR)/fronts-$$f-rseq.txt; \
+			echo "fronts-$$f-rseq.txt: the run under gdb had no rseq; listed with the key off" >&2; \
+		fi; \
+	done
+	@touch $@
+
 # Chapter 11 shows an excerpt of /proc/allocinfo that the build printed:
 # the allocinfo tool's built-in workload, pinned to one CPU, deterministic.
 $(BENCH_DIR)/allocinfo.txt: $(BENCH_DIR)/.built $(wildcard scripts/allocinfo-listing)
@@ -255,18 +276,20 @@ $(BENCH_DIR)/fei-clone.txt: $(BENCH_DIR)/.built scripts/fei-clone-listing
 
 bench: deps
 	@SLUB_BENCH_PEERS=1 scripts/deps
-	@$(MAKE) -s $(BENCH_DIR)/.built
+	@$(MAKE) -s $(BENCH_DIR)/.built $(BENCH_DIR)/.fronts-rseq $(BENCH_DIR)/fronts-alloc.txt
 	@scripts/bench $(BENCH_DIR)
 
 # The book ships with reference measurements (figures/data/, see its
 # README.md): the book uses them unless `make bench` has measured this
 # machine.  `make bench-ship` measures and makes the result the reference
-# (then commit figures/data/).  Best on a quiet machine.  Chapter 10's and
-# chapter 11's timings are copied with the rest: all from one run.
+# (then commit figures/data/).  Best on a quiet machine.  Chapter 10's,
+# chapter 11's and chapter 12's timings are copied with the rest: all from
+# one run.
 bench-ship: bench
 	@cp $(BENCH_DIR)/timing.csv $(BENCH_DIR)/hackbench.csv $(BENCH_DIR)/machine.txt \
 		$(BENCH_DIR)/failslab-timing.csv $(BENCH_DIR)/failslab-machine.txt \
-		$(BENCH_DIR)/profiling-timing.csv $(BENCH_DIR)/profiling-machine.txt figures/data/
+		$(BENCH_DIR)/profiling-timing.csv $(BENCH_DIR)/profiling-machine.txt \
+		$(BENCH_DIR)/rseq-timing.csv $(BENCH_DIR)/rseq-machine.txt figures/data/
 	@echo "bench-ship: figures/data/ now holds this run; commit it" >&2
 
 # Labs (labs/README.md).  `make student` builds the reference listings
