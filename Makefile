@@ -206,16 +206,20 @@ $(BENCH_DIR)/.fronts-fi: $(BENCH_DIR)/.built scripts/bench-fronts scripts/check-
 # each, its NOP (once chapter 11 exists: before, the builds are the same).
 # The free front's fast path is compared up to the registers and the
 # order (-r): GCC 12 allocates its registers differently once the site is
-# there, and its way out to the general path has one mov fewer.
+# there, and its way out to the general path has one mov fewer.  The same
+# holds for kmalloc's fronts (Chapter 6): __kmalloc_cache, the allocation
+# front of a constant size (fronts-kmalloc-*), and kfree (fronts-kfree-*,
+# -r: GCC saves %rbx at another place once the site is there).
 $(BENCH_DIR)/.fronts-pr: $(BENCH_DIR)/.built scripts/bench-fronts scripts/check-fronts
-	@for f in alloc free; do \
+	@for f in alloc:kmem_cache_alloc free:kmem_cache_free kmalloc:__kmalloc_cache kfree:kfree; do \
 		for v in pr-none:fi-key pr-inline:pr-inline pr-noinline:pr-noinline; do \
 			scripts/bench-fronts --live $(BENCH_DIR)/$${v#*:}/bin/slub-bench \
-				kmem_cache_$$f >$(BENCH_DIR)/fronts-$$f-$${v%%:*}.txt; \
+				$${f#*:} >$(BENCH_DIR)/fronts-$${f%%:*}-$${v%%:*}.txt; \
 		done; \
 		if [[ -n "$(wildcard chapters/11-*.nw)" ]]; then \
-			scripts/check-fronts -n 1 $$([[ $$f == free ]] && echo -r) -w "chapter 11" \
-				$(BENCH_DIR)/fronts-$$f-pr-none.txt $(BENCH_DIR)/fronts-$$f-pr-noinline.txt; \
+			scripts/check-fronts -n 1 $$([[ $${f%%:*} == free || $${f%%:*} == kfree ]] && echo -r) \
+				-w "chapter 11" $(BENCH_DIR)/fronts-$${f%%:*}-pr-none.txt \
+				$(BENCH_DIR)/fronts-$${f%%:*}-pr-noinline.txt; \
 		fi; \
 	done
 	@touch $@
