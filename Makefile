@@ -41,6 +41,17 @@ tangle:
 lib: tangle
 	$(MAKE) -s -f mk/code.mk SRC=code OUT=code CC=$(CC)
 
+# Chapter 15: code/ is a product with its own Makefile; install it under
+# PREFIX (default /usr/local), staged below DESTDIR if given.  Both reach
+# code/Makefile on the command line, as make passes them down.
+install: tangle
+	@[[ -f code/Makefile ]] || { echo "make install: no code/Makefile (Chapter 15 writes it)" >&2; exit 1; }
+	$(MAKE) -C code CC=$(CC) install
+
+uninstall:
+	@[[ -f code/Makefile ]] || { echo "make uninstall: no code/Makefile: run make tangle" >&2; exit 1; }
+	$(MAKE) -C code uninstall
+
 test: deps
 	tests/run
 
@@ -328,5 +339,5 @@ build/labs/%.pdf: build/labs/%.md
 clean:
 	rm -rf code build book.pdf
 
-.PHONY: all deps tangle lib test check book book-again bench bench-ship clean \
+.PHONY: all deps tangle lib install uninstall test check book book-again bench bench-ship clean \
 	student grade grade-all labs
