@@ -78,7 +78,8 @@ book: book.pdf
 
 # What the book includes that the build makes by running the library.
 BOOK_GENERATED = $(addprefix $(BOOK_LISTINGS)/,bench-results.tex slabinfo-mixed.txt \
-	debug-reports.txt fronts-alloc.txt static-key-site.txt fei-clone.txt allocinfo.txt) \
+	debug-reports.txt fronts-alloc.txt static-key-site.txt fei-clone.txt allocinfo.txt \
+	exports.txt) \
 	$(if $(filter 1,$(STUDENT_EDITION)),,$(BENCH_DIR)/.fronts-fi $(BENCH_DIR)/.fronts-pr \
 		$(BENCH_DIR)/.fronts-rseq)
 
@@ -259,6 +260,14 @@ $(BENCH_DIR)/allocinfo.txt: $(BENCH_DIR)/.built $(wildcard scripts/allocinfo-lis
 	@if [[ -x $(BENCH_DIR)/nostats/bin/allocinfo ]]; then \
 		scripts/allocinfo-listing $(BENCH_DIR)/nostats/bin >$@.tmp; \
 	else :>$@.tmp; fi
+	@mv $@.tmp $@
+
+# Chapter 15 lists what libslub.so exports (nm -D), built as `make lib`
+# builds it (the rseq build: no statistics, the default configuration).
+$(BENCH_DIR)/exports.txt: $(BENCH_DIR)/.built scripts/exports-listing
+	@$(MAKE) -s -f mk/code.mk SRC=$(BENCH_DIR)/code OUT=$(BENCH_DIR)/rseq CC=$(CC) STATS=0 \
+		$(BENCH_DIR)/rseq/lib/libslub.so
+	@scripts/exports-listing $(BENCH_DIR)/rseq/lib/libslub.so $(BENCH_DIR)/code/include/slub.h >$@.tmp
 	@mv $@.tmp $@
 
 $(BENCH_DIR)/slabinfo-mixed.txt: $(BENCH_DIR)/.built
