@@ -15,6 +15,7 @@ local counters = {section = 0, subsection = 0, figure = 0, table = 0, exercise =
 local toc = {}
 local labs = {}
 local unknown = {}
+local labsdir      -- where the rendered handouts are (a lab without one is not linked)
 
 local function esc(s)
   return (s:gsub('&', '&amp;'):gsub('<', '&lt;'):gsub('>', '&gt;'):gsub('"', '&quot;'))
@@ -62,11 +63,24 @@ local function chunk_block(label)
   local cb = pandoc.CodeBlock(c.code:gsub('\n$', ''), {id = 'c-' .. label, class = 'c'})
   local code = pandoc.write(pandoc.Pandoc({cb}), 'html')
   code = code:gsub('NWSUB(%d+)Q', function(n) return c.subs[tonumber(n) + 1] end)
-  local nav = ''
+  -- the definition line, as the PDF sets it: number, name, the chunks that
+  -- use it in parentheses, the previous and next definitions
+  local right = {}
+  if #c.used > 0 then
+    local u = {}
+    for _, l in ipairs(c.used) do u[#u + 1] = chunk_link(l) end
+    right[#right + 1] = '(' .. table.concat(u, ' ') .. ')'
+  end
+  if c.prev then right[#right + 1] = '<a class="chunk-prev" href="' .. (href(c.prev) or '#') ..
+    '" title="previous definition">◁ ' .. B.chunks[c.prev].num .. '</a>' end
+  if c.next then right[#right + 1] = '<a class="chunk-next" href="' .. (href(c.next) or '#') ..
+    '" title="next definition">' .. B.chunks[c.next].num .. ' ▷</a>' end
   local head = string.format(
-    '<div class="chunk-head"><a class="chunk-num" href="#%s" title="chunk %s">%s</a> ' ..
-    '<span class="chunk-name">&lt;%s <a href="%s">%s</a>&gt;</span>%s</div>',
-    label, c.num, c.num, c.name, href(c.ref) or '#', c.refnum, c.cont and '+≡' or '≡')
+    '<div class="chunk-head"><span class="chunk-title"><a class="chunk-num" href="#%s" ' ..
+    'title="chunk %s">%s</a> <span class="chunk-name">⟨%s <a href="%s">%s</a>⟩%s</span></span>' ..
+    '<span class="chunk-links">%s</span></div>',
+    label, c.num, c.num, c.name, href(c.ref) or '#', c.refnum, c.cont and '+≡' or '≡',
+    table.concat(right, ' '))
   local x = {}
   if #c.also > 0 then
     x[#x + 1] = 'This definition is continued in ' .. plural(#c.also, 'chunk') .. ' ' ..
@@ -76,14 +90,8 @@ local function chunk_block(label)
     x[#x + 1] = 'This code is used in ' .. plural(#c.used, 'chunk') .. ' ' ..
       list_links(c.used) .. '.'
   elseif c.notused then
-    x[#x + 1] = 'Root chunk (not used in this document).'
+    x[#x + 1] = 'Root chunk (not used in this document): a file that ./tangle writes.'
   end
-  local pn = {}
-  if c.prev then pn[#pn + 1] = '<a class="chunk-prev" href="' .. (href(c.prev) or '#') ..
-    '" title="previous definition">◁ ' .. B.chunks[c.prev].num .. '</a>' end
-  if c.next then pn[#pn + 1] = '<a class="chunk-next" href="' .. (href(c.next) or '#') ..
-    '" title="next definition">' .. B.chunks[c.next].num .. ' ▷</a>' end
-  if #pn > 0 then x[#x + 1] = '<span class="chunk-prevnext">' .. table.concat(pn, ' ') .. '</span>' end
   if #c.defs > 0 then
     local d = {}
     for _, id in ipairs(c.defs) do
@@ -120,8 +128,8 @@ local function raw_inline(el)
   elseif cmd == 'nwuse' then
     local c = B.chunks[arg]
     local name = c and c.name or arg
-    return pandoc.RawInline('html', '<span class="nwuse">&lt;<a href="' ..
-      (href(arg) or '#') .. '">' .. name .. ' ' .. (c and c.num or '?') .. '</a>&gt;</span>')
+    return pandoc.RawInline('html', '<span class="nwuse">⟨<a href="' ..
+      (href(arg) or '#') .. '">' .. name .. ' ' .. (c and c.num or '?') .. '</a>⟩</span>')
   elseif cmd == 'exercise' then
     counters.exercise = counters.exercise + 1
     local n = (chapter or 0) .. '.' .. counters.exercise
@@ -171,9 +179,14 @@ local function raw_block(el)
   end
   local name, task = t:match('^\\begin{nwlab}([^\n]*)\n(.*)\\end{nwlab}%s*$')
   if name then
-    labs[#labs + 1] = name
-    local ils = {pandoc.Str('Lab'), pandoc.Space(),
-      pandoc.Link({pandoc.Code(name)}, 'labs/' .. name .. '.html'), pandoc.Space(),
+    local f = labsdir and io.open(labsdir .. '/' .. name .. '.html')
+    local lname = pandoc.Code(name)
+    if f then
+      f:close()
+      labs[#labs + 1] = name
+      lname = pandoc.Link({lname}, 'labs/' .. name .. '.html')
+    end
+    local ils = {pandoc.Str('Lab'), pandoc.Space(), lname, pandoc.Space(),
       pandoc.Str('writes'), pandoc.Space(), pandoc.Str('the'), pandoc.Space(),
       pandoc.Str('next'), pandoc.Space(), pandoc.Str('chunk:'), pandoc.Space()}
     local blocks = read_latex(task)
@@ -291,6 +304,7 @@ filter = {RawInline = raw_inline, RawBlock = raw_block, Para = para, Div = div,
 function Pandoc(doc)
   page = pandoc.utils.stringify(doc.meta.page)
   B = dofile(pandoc.utils.stringify(doc.meta.bookdata))
+  labsdir = doc.meta.labsdir and pandoc.utils.stringify(doc.meta.labsdir)
   for _, p in ipairs(B.pages) do if p.name == page then chapter = p.number end end
   local blocks = pandoc.walk_block(pandoc.Div(doc.blocks), filter).content
   -- the page title: the first header's text
