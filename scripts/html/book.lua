@@ -106,16 +106,29 @@ local function chunk_block(label)
 end
 
 local filter  -- forward
+local raw_inline
 
 local function read_latex(s)
   local doc = pandoc.read(s, 'latex+raw_tex')
   return pandoc.walk_block(pandoc.Div(doc.blocks), filter).content
 end
 
-local function raw_inline(el)
+raw_inline = function(el)
   if el.format ~= 'latex' and el.format ~= 'tex' then return nil end
   local t = el.text
   local cmd, arg = t:match('^\\(%a+)%s*{(.*)}$')
+  -- pandoc may hand over a command with a group that follows it:
+  -- \label{x}{Text}; the group is the text's
+  local c1, a1, rest = t:match('^\\(%a+){([^{}]*)}(.+)$')
+  if (c1 == 'label' or c1 == 'ref' or c1 == 'nwuse') and rest then
+    local r = raw_inline(pandoc.RawInline('latex', '\\' .. c1 .. '{' .. a1 .. '}'))
+    local blocks = read_latex(rest)
+    local ils = {r}
+    if blocks[1] and blocks[1].content then
+      for _, x in ipairs(blocks[1].content) do ils[#ils + 1] = x end
+    end
+    return ils
+  end
   if cmd == 'ref' or cmd == 'autoref' then
     local n = num_of(arg)
     if not n then
@@ -343,6 +356,7 @@ function Pandoc(doc)
   for k, n in pairs(unknown) do
     io.stderr:write('book.lua: ' .. page .. ': dropped \\' .. k .. ' (' .. n .. 'x)\n')
   end
+  if page == 'bibliography' then blocks = {pandoc.Div(blocks, {class = 'bibliography'})} end
   doc.blocks = blocks
   return doc
 end
