@@ -332,6 +332,7 @@ build/labs/%.pdf: build/labs/%.md
 HTML_DIR := build/html
 LAB_PAGES = $(patsubst %,build/labs/%.html,$(LABS))
 html: book.pdf $(LAB_PAGES)
+	@[[ -f $(BOOK_DIR)/book.aux ]] || { rm -f book.pdf; $(MAKE) -s book; }
 	@TEXINPUTS=$(TEX_PATH) scripts/html/build $(HTML_DIR) $(BOOK_DIR) $(BOOK_LISTINGS) \
 		build/labs $(BOOK_NW)
 
