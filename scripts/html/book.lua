@@ -60,7 +60,8 @@ local function chunk_block(label)
     io.stderr:write('book.lua: no chunk ' .. label .. '\n')
     return pandoc.Para({pandoc.Str('[missing chunk]')})
   end
-  local cb = pandoc.CodeBlock(c.code:gsub('\n$', ''), {id = 'c-' .. label, class = 'c'})
+  local cb = pandoc.CodeBlock(c.code:gsub('\n$', ''), {id = 'c-' .. label,
+    class = c.lang ~= '' and c.lang or nil})
   local code = pandoc.write(pandoc.Pandoc({cb}), 'html')
   code = code:gsub('NWSUB(%d+)Q', function(n) return c.subs[tonumber(n) + 1] end)
   -- the definition line, as the PDF sets it: number, name, the chunks that
