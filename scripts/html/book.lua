@@ -15,6 +15,7 @@ local counters = {section = 0, subsection = 0, figure = 0, table = 0, exercise =
 local toc = {}
 local labs = {}
 local unknown = {}
+local floats = {}   -- the figures and tables, for the lists on the title page
 local labsdir      -- where the rendered handouts are (a lab without one is not linked)
 
 local function esc(s)
@@ -36,6 +37,14 @@ end
 local function inlines_html(ils)
   local h = pandoc.write(pandoc.Pandoc({pandoc.Plain(ils)}), 'html')
   return (h:gsub('\n$', ''))
+end
+
+-- a caption for the lists on the title page: without its links and notes
+local function list_html(ils)
+  local span = pandoc.walk_inline(pandoc.Span(ils), {
+    Link = function(l) return l.content end, Note = function() return {} end,
+    Span = function(sp) if sp.identifier ~= '' then return sp.content end end})
+  return inlines_html(span.content)
 end
 
 local function chunk_link(label)
@@ -222,6 +231,7 @@ local function raw_block(el)
     local n, pre = caption_prefix('figure', label)
     local capb = read_latex(cap:sub(2, -2))
     local capils = capb[1] and capb[1].content or {}
+    floats[#floats + 1] = {kind = 'figure', n = n, id = label or fid, html = list_html(capils)}
     prepend(capils, pre)
     return pandoc.Div({pandoc.Div(parts, {class = 'listings'}),
       pandoc.Div({pandoc.Plain(capils)}, {class = 'figcaption'})},
@@ -255,6 +265,8 @@ local function para(el)
     local label = img.identifier ~= '' and img.identifier or nil
     local n, pre = caption_prefix('figure', label)
     local cap = pandoc.List(img.caption)
+    floats[#floats + 1] = {kind = 'figure', n = n, id = label or ('figure-' .. n),
+      html = list_html(cap)}
     prepend(cap, pre)
     return pandoc.Div({pandoc.Para({pandoc.Image({pandoc.Str('Figure ' .. n)}, img.src, '')}),
       pandoc.Div({pandoc.Plain(cap)}, {class = 'figcaption'})},
@@ -263,17 +275,22 @@ local function para(el)
   return nil
 end
 
+-- A table with a caption is numbered as LaTeX numbers it (in order, in
+-- its chapter; tests/html compares with the PDF's list of tables); its
+-- label, if any, is on the Div around it (see div).
 local function table_(el)
-  -- the label, if any, is on the Div around the table (see div)
-  return nil
+  local cap = el.caption.long
+  if #cap == 0 then return nil end
+  local n, pre = caption_prefix('table', nil)
+  if el.identifier == '' then el.identifier = 'table-' .. n end
+  floats[#floats + 1] = {kind = 'table', n = n, id = el.identifier,
+    html = list_html(cap[1].content or {})}
+  prepend(cap[1].content, pre)
+  return el
 end
 
 local function div(el)
   if el.identifier:match('^tab:') and el.content[1] and el.content[1].t == 'Table' then
-    local tb = el.content[1]
-    local n, pre = caption_prefix('table', el.identifier)
-    local cap = tb.caption.long
-    if cap[1] then prepend(cap[1].content, pre) else cap[1] = pandoc.Plain(pre) end
     el.classes:insert('table')
     return el
   end
@@ -351,6 +368,11 @@ function Pandoc(doc)
     local f = io.open(pandoc.utils.stringify(doc.meta.tocout), 'w')
     for _, e in ipairs(toc) do
       f:write(e.level, '\t', e.id, '\t', e.html, '\n')
+    end
+    f:close()
+    f = io.open(pandoc.utils.stringify(doc.meta.tocout):gsub('toc%-', 'floats-'), 'w')
+    for _, e in ipairs(floats) do
+      f:write(e.kind, '\t', e.n, '\t', e.id, '\t', e.html:gsub('[\t\n]', ' '), '\n')
     end
     f:close()
   end
