@@ -282,6 +282,7 @@ bench: deps
 	@SLUB_BENCH_PEERS=1 scripts/deps
 	@$(MAKE) -s $(BENCH_DIR)/.built $(BENCH_DIR)/.fronts-rseq $(BENCH_DIR)/fronts-alloc.txt
 	@scripts/bench $(BENCH_DIR)
+	@$(if $(wildcard chapters/14-*.nw),$(MAKE) -s bench-real)
 
 # The book ships with reference measurements (figures/data/, see its
 # README.md): the book uses them unless `make bench` has measured this
@@ -294,6 +295,8 @@ bench-ship: bench
 		$(BENCH_DIR)/failslab-timing.csv $(BENCH_DIR)/failslab-machine.txt \
 		$(BENCH_DIR)/profiling-timing.csv $(BENCH_DIR)/profiling-machine.txt \
 		$(BENCH_DIR)/rseq-timing.csv $(BENCH_DIR)/rseq-machine.txt figures/data/
+	@$(if $(wildcard chapters/14-*.nw),cp $(BENCH_DIR)/real-programs.csv \
+		$(BENCH_DIR)/real-programs-machine.txt figures/data/)
 	@echo "bench-ship: figures/data/ now holds this run; commit it" >&2
 
 # Labs (labs/README.md).  `make student` builds the reference listings
@@ -327,6 +330,9 @@ build/labs/%.pdf: build/labs/%.md
 
 clean:
 	rm -rf code build book.pdf
+
+# Chapter 14: the negative suite's table and the real programs' wall times.
+include mk/heapcheck.mk
 
 .PHONY: all deps tangle lib test check book book-again bench bench-ship clean \
 	student grade grade-all labs
