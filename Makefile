@@ -41,6 +41,17 @@ tangle:
 lib: tangle
 	$(MAKE) -s -f mk/code.mk SRC=code OUT=code CC=$(CC)
 
+# Chapter 15: code/ is a product with its own Makefile; install it under
+# PREFIX (default /usr/local), staged below DESTDIR if given.  Both reach
+# code/Makefile on the command line, as make passes them down.
+install: tangle
+	@[[ -f code/Makefile ]] || { echo "make install: no code/Makefile (Chapter 15 writes it)" >&2; exit 1; }
+	$(MAKE) -C code CC=$(CC) install
+
+uninstall:
+	@[[ -f code/Makefile ]] || { echo "make uninstall: no code/Makefile: run make tangle" >&2; exit 1; }
+	$(MAKE) -C code uninstall
+
 test: deps
 	tests/run
 
@@ -67,7 +78,8 @@ book: book.pdf
 
 # What the book includes that the build makes by running the library.
 BOOK_GENERATED = $(addprefix $(BOOK_LISTINGS)/,bench-results.tex slabinfo-mixed.txt \
-	debug-reports.txt fronts-alloc.txt static-key-site.txt fei-clone.txt allocinfo.txt) \
+	debug-reports.txt fronts-alloc.txt static-key-site.txt fei-clone.txt allocinfo.txt \
+	exports.txt) \
 	$(if $(filter 1,$(STUDENT_EDITION)),,$(BENCH_DIR)/.fronts-fi $(BENCH_DIR)/.fronts-pr \
 		$(BENCH_DIR)/.fronts-rseq)
 
@@ -250,6 +262,14 @@ $(BENCH_DIR)/allocinfo.txt: $(BENCH_DIR)/.built $(wildcard scripts/allocinfo-lis
 	else :>$@.tmp; fi
 	@mv $@.tmp $@
 
+# Chapter 15 lists what libslub.so exports (nm -D), built as `make lib`
+# builds it (the rseq build: no statistics, the default configuration).
+$(BENCH_DIR)/exports.txt: $(BENCH_DIR)/.built scripts/exports-listing
+	@$(MAKE) -s -f mk/code.mk SRC=$(BENCH_DIR)/code OUT=$(BENCH_DIR)/rseq CC=$(CC) STATS=0 \
+		$(BENCH_DIR)/rseq/lib/libslub.so
+	@scripts/exports-listing $(BENCH_DIR)/rseq/lib/libslub.so $(BENCH_DIR)/code/include/slub.h >$@.tmp
+	@mv $@.tmp $@
+
 $(BENCH_DIR)/slabinfo-mixed.txt: $(BENCH_DIR)/.built
 	@$(BENCH_DIR)/stats/bin/slabinfo -c 0 -w mixed -D >$(BENCH_DIR)/slabinfo-mixed-D.txt
 	@$(BENCH_DIR)/stats/bin/slabinfo -c 0 -w mixed >$@.tmp
@@ -334,5 +354,5 @@ clean:
 # Chapter 14: the negative suite's table and the real programs' wall times.
 include mk/heapcheck.mk
 
-.PHONY: all deps tangle lib test check book book-again bench bench-ship clean \
+.PHONY: all deps tangle lib install uninstall test check book book-again bench bench-ship clean \
 	student grade grade-all labs

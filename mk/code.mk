@@ -82,9 +82,11 @@ HEADERS := $(wildcard $(SRC)/include/*.h $(SRC)/src/*.h $(SRC)/tests/*.h)
 TESTS := $(patsubst $(SRC)/tests/%.c,$(OUT)/bin/tests/%,$(wildcard $(SRC)/tests/*.c))
 PROGS := $(patsubst $(SRC)/programs/%.c,$(OUT)/bin/%,$(wildcard $(SRC)/programs/*.c))
 MANIFESTS := $(patsubst $(SRC)/tests/%,$(OUT)/bin/tests/%,$(wildcard $(SRC)/tests/*.tests))
+# Chapter 13's malloc library: the library's objects and slub-malloc.c.
+MALLOC_LIB := $(if $(wildcard $(SRC)/malloc/slub-malloc.c),$(OUT)/lib/libslub-malloc.so)
 
 all: $(OUT)/lib/libslub.a $(if $(filter plain,$(VARIANT)),$(OUT)/lib/libslub.so) \
-	$(TESTS) $(PROGS) $(MANIFESTS)
+	$(MALLOC_LIB) $(TESTS) $(PROGS) $(MANIFESTS)
 lib: $(OUT)/lib/libslub.a $(OUT)/lib/libslub.so
 
 $(OUT)/obj/%.o: $(SRC)/src/%.c $(HEADERS)
@@ -105,6 +107,15 @@ $(OUT)/lib/libslub.a: $(LIB_OBJS)
 $(OUT)/lib/libslub.so: $(PIC_OBJS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -shared -Wl,-z,nodelete -o $@ $^ $(LDLIBS)
+
+$(OUT)/lib/libslub-malloc.so: $(SRC)/malloc/slub-malloc.c $(PIC_OBJS) $(HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -fPIC -shared -Wl,-z,nodelete -o $@ $< $(PIC_OBJS) $(LDLIBS)
+
+# A test named tNN-...-malloc.c runs on the malloc library (Chapter 13).
+$(OUT)/bin/tests/%-malloc: $(SRC)/tests/%-malloc.c $(MALLOC_LIB) $(HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -DSLUB_SHARED $< -o $@ -L$(OUT)/lib -lslub-malloc -Wl,-rpath,'$$ORIGIN/../../lib' $(LDLIBS)
 
 $(OUT)/bin/tests/%: $(SRC)/tests/%.c $(OUT)/lib/libslub.a $(HEADERS)
 	@mkdir -p $(@D)
