@@ -65,6 +65,6 @@ bench-real: $(BENCH_DIR)/.built
 		>$(BENCH_DIR)/real-programs-machine.txt
 	@cat $(BENCH_DIR)/real-programs.csv
 
-SLUB_BENCH_REAL_RUNS ?= 3
+SLUB_BENCH_REAL_RUNS ?= $(or $(SLUB_BENCH_RUNS),5)
 
 .PHONY: heapbugs heapbugs-ship bench-real
