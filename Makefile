@@ -330,6 +330,11 @@ grade:
 grade-all:
 	@scripts/grade-all $(LAB) $(SUBMISSIONS)
 
+# Gradescope's autograder for one lab (labs/INSTRUCTOR.md): a zip to upload.
+gradescope: deps
+	@[[ -n "$(LAB)" ]] || { echo "make gradescope LAB=name [DEST=file.zip] (labs: $(LABS))" >&2; exit 2; }
+	@scripts/gradescope $(LAB) $(or $(DEST),build/gradescope/$(LAB).zip)
+
 labs: $(patsubst %,build/labs/%.html,$(LABS)) $(patsubst %,build/labs/%.pdf,$(LABS)) \
 	$(if $(wildcard labs/INSTRUCTOR.md),build/labs/INSTRUCTOR.html build/labs/INSTRUCTOR.pdf)
 
@@ -349,4 +354,4 @@ clean:
 	rm -rf code build book.pdf
 
 .PHONY: all deps tangle lib install uninstall test check book book-again bench bench-ship clean \
-	student grade grade-all labs
+	student grade grade-all gradescope labs
