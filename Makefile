@@ -350,8 +350,19 @@ build/labs/%.html: build/labs/%.md labs/handout.css
 build/labs/%.pdf: build/labs/%.md
 	@pandoc -s -V geometry:margin=25mm -V colorlinks=true -o $@ $<
 
+# The HTML edition (scripts/html/build): the same chapters through pandoc,
+# one page a chapter, with the PDF's chunk numbers and cross-reference
+# numbers, which it reads from the PDF's .aux (so book.pdf comes first),
+# and links to the lab handouts.  Not part of `make`; tests/run checks it.
+HTML_DIR := build/html
+LAB_PAGES = $(patsubst %,build/labs/%.html,$(LABS))
+html: book.pdf $(LAB_PAGES)
+	@[[ -f $(BOOK_DIR)/book.aux ]] || { rm -f book.pdf; $(MAKE) -s book; }
+	@TEXINPUTS=$(TEX_PATH) scripts/html/build $(HTML_DIR) $(BOOK_DIR) $(BOOK_LISTINGS) \
+		build/labs $(BOOK_NW)
+
 clean:
 	rm -rf code build book.pdf
 
 .PHONY: all deps tangle lib install uninstall test check book book-again bench bench-ship clean \
-	student grade grade-all gradescope labs
+	student grade grade-all gradescope labs html
