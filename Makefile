@@ -333,6 +333,11 @@ grade:
 grade-all:
 	@scripts/grade-all $(LAB) $(SUBMISSIONS)
 
+# Gradescope's autograder for one lab (labs/INSTRUCTOR.md): a zip to upload.
+gradescope: deps
+	@[[ -n "$(LAB)" ]] || { echo "make gradescope LAB=name [DEST=file.zip] (labs: $(LABS))" >&2; exit 2; }
+	@scripts/gradescope $(LAB) $(or $(DEST),build/gradescope/$(LAB).zip)
+
 labs: $(patsubst %,build/labs/%.html,$(LABS)) $(patsubst %,build/labs/%.pdf,$(LABS)) \
 	$(if $(wildcard labs/INSTRUCTOR.md),build/labs/INSTRUCTOR.html build/labs/INSTRUCTOR.pdf)
 
@@ -348,6 +353,17 @@ build/labs/%.html: build/labs/%.md labs/handout.css
 build/labs/%.pdf: build/labs/%.md
 	@pandoc -s -V geometry:margin=25mm -V colorlinks=true -o $@ $<
 
+# The HTML edition (scripts/html/build): the same chapters through pandoc,
+# one page a chapter, with the PDF's chunk numbers and cross-reference
+# numbers, which it reads from the PDF's .aux (so book.pdf comes first),
+# and links to the lab handouts.  Not part of `make`; tests/run checks it.
+HTML_DIR := build/html
+LAB_PAGES = $(patsubst %,build/labs/%.html,$(LABS))
+html: book.pdf $(LAB_PAGES)
+	@[[ -f $(BOOK_DIR)/book.aux ]] || { rm -f book.pdf; $(MAKE) -s book; }
+	@TEXINPUTS=$(TEX_PATH) scripts/html/build $(HTML_DIR) $(BOOK_DIR) $(BOOK_LISTINGS) \
+		build/labs $(BOOK_NW)
+
 clean:
 	rm -rf code build book.pdf
 
@@ -355,4 +371,4 @@ clean:
 include mk/heapcheck.mk
 
 .PHONY: all deps tangle lib install uninstall test check book book-again bench bench-ship clean \
-	student grade grade-all labs
+	student grade grade-all gradescope labs html
