@@ -302,6 +302,7 @@ bench: deps
 	@SLUB_BENCH_PEERS=1 scripts/deps
 	@$(MAKE) -s $(BENCH_DIR)/.built $(BENCH_DIR)/.fronts-rseq $(BENCH_DIR)/fronts-alloc.txt
 	@scripts/bench $(BENCH_DIR)
+	@$(if $(wildcard chapters/14-*.nw),$(MAKE) -s bench-real)
 
 # The book ships with reference measurements (figures/data/, see its
 # README.md): the book uses them unless `make bench` has measured this
@@ -314,6 +315,8 @@ bench-ship: bench
 		$(BENCH_DIR)/failslab-timing.csv $(BENCH_DIR)/failslab-machine.txt \
 		$(BENCH_DIR)/profiling-timing.csv $(BENCH_DIR)/profiling-machine.txt \
 		$(BENCH_DIR)/rseq-timing.csv $(BENCH_DIR)/rseq-machine.txt figures/data/
+	@$(if $(wildcard chapters/14-*.nw),cp $(BENCH_DIR)/real-programs.csv \
+		$(BENCH_DIR)/real-programs-machine.txt figures/data/)
 	@echo "bench-ship: figures/data/ now holds this run; commit it" >&2
 
 # Labs (labs/README.md).  `make student` builds the reference listings
@@ -329,6 +332,11 @@ grade:
 
 grade-all:
 	@scripts/grade-all $(LAB) $(SUBMISSIONS)
+
+# Gradescope's autograder for one lab (labs/INSTRUCTOR.md): a zip to upload.
+gradescope: deps
+	@[[ -n "$(LAB)" ]] || { echo "make gradescope LAB=name [DEST=file.zip] (labs: $(LABS))" >&2; exit 2; }
+	@scripts/gradescope $(LAB) $(or $(DEST),build/gradescope/$(LAB).zip)
 
 labs: $(patsubst %,build/labs/%.html,$(LABS)) $(patsubst %,build/labs/%.pdf,$(LABS)) \
 	$(if $(wildcard labs/INSTRUCTOR.md),build/labs/INSTRUCTOR.html build/labs/INSTRUCTOR.pdf)
@@ -359,5 +367,8 @@ html: book.pdf $(LAB_PAGES)
 clean:
 	rm -rf code build book.pdf
 
+# Chapter 14: the negative suite's table and the real programs' wall times.
+include mk/heapcheck.mk
+
 .PHONY: all deps tangle lib install uninstall test check book book-again bench bench-ship clean \
-	student grade grade-all labs html
+	student grade grade-all gradescope labs html

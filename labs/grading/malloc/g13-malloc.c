@@ -134,11 +134,13 @@ static void realloc_grows_a_buffer_step_by_step(void)
 	free_fn(p);
 }
 
-/* A kmalloc block that still fits its object stays where it is (krealloc). */
+/* A kmalloc block that still fits its object stays where it is (krealloc),
+ * and so does a vmalloc block that fits its pages (as vrealloc keeps it). */
 static void realloc_within_the_object_stays_in_place(void)
 {
 	static const size_t pairs[][2] = {
 		{ 100, 120 }, { 100, 65 }, { 1000, 1024 }, { 700, 513 }, { 5000, 8000 },
+		{ 20 << 20, 6 << 20 }, { (6 << 20) + 1, 6 << 20 }, { (5 << 20) + 100, (5 << 20) + 4000 },
 	};
 
 	for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
@@ -268,6 +270,10 @@ static void the_error_contracts(void)
 	p = mark;
 	CHECK_EQ(posix_memalign_fn(&p, 8 << 20, too_large), ENOMEM);
 	CHECK(p == mark || p == NULL);
+	errno = 0;
+	CHECK(!memalign_fn(SIZE_MAX / 2 + 2, 10) && errno == EINVAL);	/* above 2^63 */
+	errno = 0;
+	CHECK(!memalign_fn(SIZE_MAX, 10) && errno == EINVAL);
 	errno = 0;
 	CHECK(!memalign_fn(64, too_large) && errno == ENOMEM);
 	errno = 0;
