@@ -337,7 +337,19 @@ function Pandoc(doc)
   B = dofile(pandoc.utils.stringify(doc.meta.bookdata))
   labsdir = doc.meta.labsdir and pandoc.utils.stringify(doc.meta.labsdir)
   for _, p in ipairs(B.pages) do if p.name == page then chapter = p.number end end
-  local blocks = pandoc.walk_block(pandoc.Div(doc.blocks), filter).content
+  -- a table float of several tabulars (chapter 14's wall times) reaches
+  -- us as several labelled tables with one caption: keep the first's
+  -- label and caption, and the others as plain tables under it
+  local tabs = {}
+  local parts = pandoc.walk_block(pandoc.Div(doc.blocks), {Div = function(el)
+    if not el.identifier:match('^tab:') then return nil end
+    if not tabs[el.identifier] then tabs[el.identifier] = true; return nil end
+    return pandoc.walk_block(pandoc.Div(el.content), {Table = function(t)
+      t.caption = {long = pandoc.List(), short = nil}
+      return t
+    end}).content
+  end}).content
+  local blocks = pandoc.walk_block(pandoc.Div(parts), filter).content
   -- the page title: the first header's text
   for _, b in ipairs(blocks) do
     if b.t == 'Header' then
