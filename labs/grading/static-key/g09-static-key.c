@@ -62,9 +62,9 @@ static int sites_hold(struct static_key *key, bool on)
 	}
 	return n;
 }
-#define SITES_ARE(key, on) CHECK_EQ(sites_hold(&(key)->key, on), 2)
+#define SITES_ARE(k, on) CHECK_EQ(sites_hold(&(k)->key, on), 2)
 #else
-#define SITES_ARE(key, on) ((void)(key), (void)(on))
+#define SITES_ARE(k, on) ((void)(k), (void)(on))
 #endif
 
 static char *capture_of(void (*fn)(void))
