@@ -262,12 +262,19 @@ $(BENCH_DIR)/allocinfo.txt: $(BENCH_DIR)/.built $(wildcard scripts/allocinfo-lis
 	else :>$@.tmp; fi
 	@mv $@.tmp $@
 
-# Chapter 15 lists what libslub.so exports (nm -D), built as `make lib`
-# builds it (the rseq build: no statistics, the default configuration).
+# Chapter 15 lists what libslub.so and libslub-malloc.so export (nm -D),
+# built as `make lib` builds them (the rseq build: no statistics, the
+# default configuration), and libslub.so linked from the same objects
+# without its version script, as the libraries were before Chapter 15.
+EXPORTS_LIBS := $(BENCH_DIR)/rseq/lib/libslub.so \
+	$(if $(wildcard chapters/13-*.nw),$(BENCH_DIR)/rseq/lib/libslub-malloc.so)
 $(BENCH_DIR)/exports.txt: $(BENCH_DIR)/.built scripts/exports-listing
 	@$(MAKE) -s -f mk/code.mk SRC=$(BENCH_DIR)/code OUT=$(BENCH_DIR)/rseq CC=$(CC) STATS=0 \
-		$(BENCH_DIR)/rseq/lib/libslub.so
-	@scripts/exports-listing $(BENCH_DIR)/rseq/lib/libslub.so $(BENCH_DIR)/code/include/slub.h >$@.tmp
+		$(EXPORTS_LIBS)
+	@$(CC) -shared -Wl,-z,nodelete -o $(BENCH_DIR)/rseq/libslub-unscripted.so \
+		$(BENCH_DIR)/rseq/obj/pic/*.o -pthread -ldl
+	@scripts/exports-listing $(firstword $(EXPORTS_LIBS)) $(BENCH_DIR)/code/include/slub.h \
+		$(or $(word 2,$(EXPORTS_LIBS)),'') $(BENCH_DIR)/rseq/libslub-unscripted.so >$@.tmp
 	@mv $@.tmp $@
 
 $(BENCH_DIR)/slabinfo-mixed.txt: $(BENCH_DIR)/.built

@@ -102,15 +102,39 @@ $(OUT)/lib/libslub.a: $(LIB_OBJS)
 	rm -f $@
 	ar rcs $@ $^
 
+# Chapter 15: once the tree has src/exports.awk, each shared library
+# exports only what slub.h names (and the malloc library its malloc
+# family): the awk writes lib/NAME.map, the linker's version script, from
+# nm's list of the objects, and -Bsymbolic-functions binds the library's
+# calls of its own exported functions inside it, as code/Makefile does.
+EXPORTS_AWK := $(wildcard $(SRC)/src/exports.awk)
+MALLOC_OBJ := $(OUT)/obj/pic/malloc/slub-malloc.o
+EXPORTS = nm -A -g --defined-only $(filter %.o,$^) | awk -f $(EXPORTS_AWK)
+SO_EXPORTS = $(if $(EXPORTS_AWK),-Wl$(comma)--version-script=$(basename $@).map \
+	-Wl$(comma)-Bsymbolic-functions)
+comma := ,
+$(OUT)/lib/libslub.map: $(PIC_OBJS) $(SRC)/include/slub.h $(EXPORTS_AWK)
+	@mkdir -p $(@D)
+	$(EXPORTS) $(SRC)/include/slub.h - >$@
+$(OUT)/lib/libslub-malloc.map: $(PIC_OBJS) $(MALLOC_OBJ) $(SRC)/include/slub.h $(EXPORTS_AWK)
+	@mkdir -p $(@D)
+	$(EXPORTS) -v own=$(MALLOC_OBJ) $(SRC)/include/slub.h - >$@
+
 # -z nodelete: Chapter 12's rseq descriptors must stay mapped while any
 # thread's rseq area may name one, so the shared library is never unloaded.
-$(OUT)/lib/libslub.so: $(PIC_OBJS)
+$(OUT)/lib/libslub.so: $(PIC_OBJS) $(if $(EXPORTS_AWK),$(OUT)/lib/libslub.map)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -shared -Wl,-z,nodelete -o $@ $^ $(LDLIBS)
+	$(CC) $(CFLAGS) -shared -Wl,-z,nodelete $(SO_EXPORTS) -o $@ $(PIC_OBJS) $(LDLIBS)
 
-$(OUT)/lib/libslub-malloc.so: $(SRC)/malloc/slub-malloc.c $(PIC_OBJS) $(HEADERS)
+$(MALLOC_OBJ): $(SRC)/malloc/slub-malloc.c $(HEADERS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -fPIC -shared -Wl,-z,nodelete -o $@ $< $(PIC_OBJS) $(LDLIBS)
+	$(CC) $(CFLAGS) -fPIC -c $< -o $@
+
+$(OUT)/lib/libslub-malloc.so: $(MALLOC_OBJ) $(PIC_OBJS) \
+		$(if $(EXPORTS_AWK),$(OUT)/lib/libslub-malloc.map)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -shared -Wl,-z,nodelete $(SO_EXPORTS) -o $@ $(MALLOC_OBJ) $(PIC_OBJS) \
+		$(LDLIBS)
 
 # A test named tNN-...-malloc.c runs on the malloc library (Chapter 13).
 $(OUT)/bin/tests/%-malloc: $(SRC)/tests/%-malloc.c $(MALLOC_LIB) $(HEADERS)
