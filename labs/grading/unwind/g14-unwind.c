@@ -31,13 +31,25 @@ static noinline void take_both(int size)
 	last.n_glibc = backtrace(last.glibc, size);
 }
 
-/* The first frames differ (two call sites); a sanitizer's interceptor of
+/* The first frames differ (two call sites); in a sanitizer's build its interceptor of
  * backtrace adds one frame to glibc's trace. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define BACKTRACE_INTERCEPTED	1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define BACKTRACE_INTERCEPTED	1
+#endif
+#endif
+#ifndef BACKTRACE_INTERCEPTED
+#define BACKTRACE_INTERCEPTED	0
+#endif
+
 static bool agree(const struct two_traces *t)
 {
 	int skip = 0;
 
-	while (skip < 2 && t->n_glibc > skip + 1 && t->glibc[skip + 1] != t->ours[1])
+	while (BACKTRACE_INTERCEPTED && skip < 2 && t->n_glibc > skip + 1 &&
+	       t->glibc[skip + 1] != t->ours[1])
 		skip++;
 	if (t->n_ours < 2 || t->n_ours != t->n_glibc - skip)
 		return false;
