@@ -79,14 +79,19 @@ LIB_SRCS := $(wildcard $(SRC)/src/*.c)
 LIB_OBJS := $(patsubst $(SRC)/src/%.c,$(OUT)/obj/%.o,$(LIB_SRCS))
 PIC_OBJS := $(patsubst $(SRC)/src/%.c,$(OUT)/obj/pic/%.o,$(LIB_SRCS))
 HEADERS := $(wildcard $(SRC)/include/*.h $(SRC)/src/*.h $(SRC)/tests/*.h)
-TESTS := $(patsubst $(SRC)/tests/%.c,$(OUT)/bin/tests/%,$(wildcard $(SRC)/tests/*.c))
+# A test source named tNN-plugin-X.c is a shared object that a test loads
+# with dlopen (Chapter 14's t14-dlclose), built beside the tests.
+PLUGIN_SRCS := $(wildcard $(SRC)/tests/*-plugin-*.c)
+PLUGINS := $(patsubst $(SRC)/tests/%.c,$(OUT)/bin/tests/%.so,$(PLUGIN_SRCS))
+TESTS := $(patsubst $(SRC)/tests/%.c,$(OUT)/bin/tests/%,\
+	$(filter-out $(PLUGIN_SRCS),$(wildcard $(SRC)/tests/*.c)))
 PROGS := $(patsubst $(SRC)/programs/%.c,$(OUT)/bin/%,$(wildcard $(SRC)/programs/*.c))
 MANIFESTS := $(patsubst $(SRC)/tests/%,$(OUT)/bin/tests/%,$(wildcard $(SRC)/tests/*.tests))
 # Chapter 13's malloc library: the library's objects and slub-malloc.c.
 MALLOC_LIB := $(if $(wildcard $(SRC)/malloc/slub-malloc.c),$(OUT)/lib/libslub-malloc.so)
 
 all: $(OUT)/lib/libslub.a $(if $(filter plain,$(VARIANT)),$(OUT)/lib/libslub.so) \
-	$(MALLOC_LIB) $(TESTS) $(PROGS) $(MANIFESTS)
+	$(MALLOC_LIB) $(TESTS) $(PLUGINS) $(PROGS) $(MANIFESTS)
 lib: $(OUT)/lib/libslub.a $(OUT)/lib/libslub.so
 
 $(OUT)/obj/%.o: $(SRC)/src/%.c $(HEADERS)
@@ -148,6 +153,10 @@ $(OUT)/bin/tests/%: $(SRC)/tests/%.c $(OUT)/lib/libslub.a $(HEADERS)
 $(OUT)/bin/tests/%-shared: $(SRC)/tests/%-shared.c $(OUT)/lib/libslub.so $(HEADERS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -DSLUB_SHARED $< -o $@ -L$(OUT)/lib -lslub -Wl,-rpath,'$$ORIGIN/../../lib' $(LDLIBS)
+
+$(OUT)/bin/tests/%.so: $(SRC)/tests/%.c $(HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -fPIC -shared -Wl,--build-id -o $@ $<
 
 $(OUT)/bin/tests/%.tests: $(SRC)/tests/%.tests
 	@mkdir -p $(@D)
