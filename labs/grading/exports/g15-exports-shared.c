@@ -28,7 +28,8 @@ static const char *const interface[] = {
 	"alloc_tag_load_module", "current_alloc_tag", "mem_alloc_profiling_flag",
 #endif
 #ifdef G15_MALLOC
-	"aligned_alloc", "calloc", "free", "malloc", "malloc_usable_size", "memalign",
+	"aligned_alloc", "calloc", "free", "mallinfo", "mallinfo2", "malloc",
+	"malloc_stats", "malloc_trim", "malloc_usable_size", "memalign",
 	"posix_memalign", "pvalloc", "realloc", "reallocarray", "valloc",
 #endif
 };
