@@ -3,6 +3,7 @@
 #   make -f mk/code.mk SRC=code OUT=code CC=gcc [VARIANT=plain|tsan|ubsan] [STATS=1]
 #                      [FAULT_INJECTION=1|0|preseed] [MEM_ALLOC_PROFILING=1|0|inline]
 #                      [MEM_ALLOC_PROFILING_ON=1] [PERCPU_RSEQ=1|0] [RSEQ_INJECT=1]
+#                      [SHEAVES=opt-in|all]
 #
 # SRC holds what ./tangle wrote (include/, src/, tests/, programs/); OUT gets
 # obj/, lib/libslub.a, lib/libslub.so, bin/ (programs) and bin/tests/.  It is
@@ -45,6 +46,10 @@ MEM_ALLOC_PROFILING_ON ?= 0
 -include mk/edition.mk
 PERCPU_RSEQ ?= $(if $(filter 1,$(STUDENT_EDITION)),$(if $(filter rseq,$(LAB)),1,0),1)
 RSEQ_INJECT ?= 0
+# SHEAVES=opt-in|all (Chapter 16): which caches have sheaves when no boot
+# parameter says (slab_sheaves=): those that ask (Linux 6.18) or every
+# cache (Linux 7.0).
+SHEAVES ?= opt-in
 
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 CFLAGS_plain := -O2 -g -gdwarf-4
@@ -68,10 +73,12 @@ CFLAGS_MAP_ON_1 := $(if $(filter 0,$(MEM_ALLOC_PROFILING)),,\
 	-DCONFIG_MEM_ALLOC_PROFILING_ENABLED_BY_DEFAULT)
 CFLAGS_RSEQ_1 := $(if $(filter tsan,$(VARIANT)),,-DCONFIG_SLUB_RSEQ)
 CFLAGS_INJECT_1 := -DSLUB_RSEQ_INJECT
+CFLAGS_SHEAVES_all := -DCONFIG_SLUB_SHEAVES_ALL
 CFLAGS := -std=gnu11 $(WARN) $(CFLAGS_$(VARIANT)) $(CFLAGS_STATS_$(STATS)) \
 	$(CFLAGS_JUMP_LABEL_$(JUMP_LABEL)) $(CFLAGS_FI_$(FAULT_INJECTION)) \
 	$(CFLAGS_MAP_$(MEM_ALLOC_PROFILING)) $(CFLAGS_MAP_ON_$(MEM_ALLOC_PROFILING_ON)) \
 	$(CFLAGS_RSEQ_$(PERCPU_RSEQ)) $(CFLAGS_INJECT_$(RSEQ_INJECT)) \
+	$(CFLAGS_SHEAVES_$(SHEAVES)) \
 	-mcx16 -pthread -I$(SRC)/include -I$(SRC)/src -fdebug-prefix-map=$(CURDIR)=.
 LDLIBS := -pthread -ldl
 
