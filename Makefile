@@ -314,13 +314,34 @@ bench: deps
 	@$(MAKE) -s $(BENCH_DIR)/.built $(BENCH_DIR)/.fronts-rseq $(BENCH_DIR)/fronts-alloc.txt
 	@scripts/bench $(BENCH_DIR)
 	@$(if $(wildcard chapters/14-*.nw),$(MAKE) -s bench-real)
+	@$(if $(wildcard chapters/16-*.nw),$(MAKE) -s bench-sheaves)
+
+# Chapter 16: the classic per-CPU slab against sheaves (slab_sheaves=opt-in
+# and =all) in the build `make lib` makes (the rseq build), beside the
+# peers, into $(BENCH_DIR)/sheaves-timing.csv and sheaves-machine.txt
+# (scripts/bench-sheaves; about a minute with SLUB_BENCH_RUNS=5).  The
+# chapter's burst program, programs/bench-sheaves.c, gives the memory rows
+# when the chapter has it; one real program (SLUB_BENCH_SHEAVES_PROGRAM,
+# default sqlite3) runs under the malloc library.  The book's table is
+# $(BENCH_DIR)/sheaves-table.tex (scripts/sheaves-tex, with bench-results.tex).
+bench-sheaves: $(BENCH_DIR)/.built
+	@$(MAKE) -s -f mk/code.mk SRC=$(BENCH_DIR)/code OUT=$(BENCH_DIR)/rseq CC=$(CC) STATS=0 \
+		$(BENCH_DIR)/rseq/bin/slub-bench $(BENCH_DIR)/rseq/lib/libslub-malloc.so \
+		$$([[ -f $(BENCH_DIR)/code/programs/bench-sheaves.c ]] && echo $(BENCH_DIR)/rseq/bin/bench-sheaves)
+	@scripts/bench-sheaves $(BENCH_DIR)
+
+# chapter 16's measurement alone made the reference (then commit the two files)
+bench-sheaves-ship: bench-sheaves
+	@cp $(BENCH_DIR)/sheaves-timing.csv $(BENCH_DIR)/sheaves-machine.txt figures/data/
+	@echo "bench-sheaves-ship: figures/data/sheaves-*.{csv,txt} now hold this run; commit them" >&2
+.PHONY: bench-sheaves bench-sheaves-ship
 
 # The book ships with reference measurements (figures/data/, see its
 # README.md): the book uses them unless `make bench` has measured this
 # machine.  `make bench-ship` measures and makes the result the reference
 # (then commit figures/data/).  Best on a quiet machine.  Chapter 10's,
-# chapter 11's and chapter 12's timings are copied with the rest: all from
-# one run.
+# chapter 11's, chapter 12's and chapter 16's timings are copied with the
+# rest: all from one run.
 bench-ship: bench
 	@cp $(BENCH_DIR)/timing.csv $(BENCH_DIR)/hackbench.csv $(BENCH_DIR)/machine.txt \
 		$(BENCH_DIR)/failslab-timing.csv $(BENCH_DIR)/failslab-machine.txt \
@@ -328,6 +349,8 @@ bench-ship: bench
 		$(BENCH_DIR)/rseq-timing.csv $(BENCH_DIR)/rseq-machine.txt figures/data/
 	@$(if $(wildcard chapters/14-*.nw),cp $(BENCH_DIR)/real-programs.csv \
 		$(BENCH_DIR)/real-programs-machine.txt figures/data/)
+	@$(if $(wildcard chapters/16-*.nw),cp $(BENCH_DIR)/sheaves-timing.csv \
+		$(BENCH_DIR)/sheaves-machine.txt figures/data/)
 	@echo "bench-ship: figures/data/ now holds this run; commit it" >&2
 
 # Labs (labs/README.md).  `make student` builds the reference listings
