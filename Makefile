@@ -185,10 +185,12 @@ $(BENCH_DIR)/bench-results.tex: $(BENCH_DIR)/instructions.csv $(BENCH_DIR)/fails
 		$(wildcard $(BENCH_DIR)/timing.csv $(BENCH_DIR)/machine.txt $(BENCH_DIR)/hackbench.csv \
 			$(BENCH_DIR)/failslab-timing.csv $(BENCH_DIR)/failslab-machine.txt \
 			$(BENCH_DIR)/profiling-timing.csv $(BENCH_DIR)/profiling-machine.txt \
-			$(BENCH_DIR)/rseq-timing.csv $(BENCH_DIR)/rseq-machine.txt) \
+			$(BENCH_DIR)/rseq-timing.csv $(BENCH_DIR)/rseq-machine.txt \
+			$(BENCH_DIR)/sheaves-timing.csv $(BENCH_DIR)/sheaves-machine.txt) \
 		$(BENCH_DIR)/.fronts-rseq $(BENCH_DIR)/fronts-alloc.txt scripts/bench-fastpath \
-		scripts/bench-tex
+		scripts/bench-tex scripts/sheaves-tex
 	@scripts/bench-tex $(BENCH_DIR)
+	@scripts/sheaves-tex $(BENCH_DIR) >>$@
 
 # Chapter 7 lists the fast-path fronts as the compiler built them (and as
 # they run: --live shows a static-key site as start-up leaves it).
