@@ -186,11 +186,13 @@ $(BENCH_DIR)/bench-results.tex: $(BENCH_DIR)/instructions.csv $(BENCH_DIR)/fails
 			$(BENCH_DIR)/failslab-timing.csv $(BENCH_DIR)/failslab-machine.txt \
 			$(BENCH_DIR)/profiling-timing.csv $(BENCH_DIR)/profiling-machine.txt \
 			$(BENCH_DIR)/rseq-timing.csv $(BENCH_DIR)/rseq-machine.txt \
-			$(BENCH_DIR)/sheaves-timing.csv $(BENCH_DIR)/sheaves-machine.txt) \
+			$(BENCH_DIR)/sheaves-timing.csv $(BENCH_DIR)/sheaves-machine.txt \
+			$(BENCH_DIR)/workloads.csv $(BENCH_DIR)/workloads-machine.txt) \
 		$(BENCH_DIR)/.fronts-rseq $(BENCH_DIR)/fronts-alloc.txt scripts/bench-fastpath \
-		scripts/bench-tex scripts/sheaves-tex
+		scripts/bench-tex scripts/sheaves-tex scripts/workloads-tex
 	@scripts/bench-tex $(BENCH_DIR)
 	@scripts/sheaves-tex $(BENCH_DIR) >>$@
+	@scripts/workloads-tex $(BENCH_DIR) >>$@
 
 # Chapter 7 lists the fast-path fronts as the compiler built them (and as
 # they run: --live shows a static-key site as start-up leaves it).
@@ -339,6 +341,27 @@ bench-sheaves-ship: bench-sheaves
 	@cp $(BENCH_DIR)/sheaves-timing.csv $(BENCH_DIR)/sheaves-machine.txt figures/data/
 	@echo "bench-sheaves-ship: figures/data/sheaves-*.{csv,txt} now hold this run; commit them" >&2
 .PHONY: bench-sheaves bench-sheaves-ship
+
+# Chapter 17: its workload programs (programs/wl-*.c, built as plain
+# programs: nothing of the library is linked in) and three of chapter 14's
+# real programs under glibc, the three peers preloaded, and the malloc
+# library of the build `make lib` makes (the rseq build) booted with
+# slab_sheaves=opt-in and =all, taking turns: wall time and peak resident
+# memory, medians of RUNS runs (default 3, or SLUB_BENCH_RUNS), into
+# $(BENCH_DIR)/workloads.csv and workloads-machine.txt
+# (scripts/bench-workloads; about five minutes on 2 CPUs).  The book's
+# table and figure come from scripts/workloads-tex, with bench-results.tex.
+bench-workloads: deps $(BENCH_DIR)/.built
+	@$(MAKE) -s -f mk/code.mk SRC=$(BENCH_DIR)/code OUT=$(BENCH_DIR)/rseq CC=$(CC) STATS=0 \
+		$(BENCH_DIR)/rseq/lib/libslub-malloc.so $$(for f in $(BENCH_DIR)/code/programs/wl-*.c; do \
+			[[ -f $$f ]] && basename $$f .c | sed 's|^|$(BENCH_DIR)/rseq/bin/|'; done)
+	@scripts/bench-workloads $(BENCH_DIR) $(RUNS)
+
+# chapter 17's measurement alone made the reference (then commit the two files)
+bench-workloads-ship: bench-workloads
+	@cp $(BENCH_DIR)/workloads.csv $(BENCH_DIR)/workloads-machine.txt figures/data/
+	@echo "bench-workloads-ship: figures/data/workloads*.{csv,txt} now hold this run; commit them" >&2
+.PHONY: bench-workloads bench-workloads-ship
 
 # The book ships with reference measurements (figures/data/, see its
 # README.md): the book uses them unless `make bench` has measured this
