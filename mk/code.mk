@@ -81,6 +81,10 @@ CFLAGS := -std=gnu11 $(WARN) $(CFLAGS_$(VARIANT)) $(CFLAGS_STATS_$(STATS)) \
 	$(CFLAGS_SHEAVES_$(SHEAVES)) \
 	-mcx16 -pthread -I$(SRC)/include -I$(SRC)/src -fdebug-prefix-map=$(CURDIR)=.
 LDLIBS := -pthread -ldl
+# Chapter 18: liburcu's memb flavour, when the tree has src/kvfree_rcu.c.
+URCU := $(if $(wildcard $(SRC)/src/kvfree_rcu.c),liburcu-memb)
+CFLAGS += $(if $(URCU),$(shell pkg-config --cflags $(URCU)))
+LDLIBS += $(if $(URCU),$(shell pkg-config --libs $(URCU)))
 
 LIB_SRCS := $(wildcard $(SRC)/src/*.c)
 LIB_OBJS := $(patsubst $(SRC)/src/%.c,$(OUT)/obj/%.o,$(LIB_SRCS))
