@@ -14,16 +14,21 @@ ifeq ($(origin CC),default)
 CC := gcc
 endif
 
-# Chapter files are chapters/NN-name.nw; the frame is chapters/book.tex.
+# Chapter files are chapters/NN-name.nw; the frame is chapters/book.tex.  A
+# chapter's tests may be in a companion, chapters/NN-name-tests.nw: tangled
+# with the chapter (./tangle), woven after all the chapters as the book's
+# appendix, which chapters/tests.nw opens.
 ALL_NW := $(sort $(wildcard chapters/[0-9][0-9]-*.nw))
 chapter_number = $(shell echo $$((10\#$(firstword $(subst -, ,$(notdir $(1)))))))
 ifdef UPTO
-BOOK_NW := $(foreach f,$(ALL_NW),$(if $(shell [ $(call chapter_number,$f) -le $(UPTO) ] && echo y),$f))
+UPTO_NW := $(foreach f,$(ALL_NW),$(if $(shell [ $(call chapter_number,$f) -le $(UPTO) ] && echo y),$f))
 TANGLE_UPTO := -n $(UPTO)
 else
-BOOK_NW := $(ALL_NW)
+UPTO_NW := $(ALL_NW)
 TANGLE_UPTO :=
 endif
+TESTS_NW := $(filter %-tests.nw,$(UPTO_NW))
+BOOK_NW := $(filter-out %-tests.nw,$(UPTO_NW)) $(if $(TESTS_NW),chapters/tests.nw $(TESTS_NW))
 
 # Reproducible builds: the date in the book is the date of the last commit.
 SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)

@@ -10,7 +10,7 @@
 -- page's entries for the table of contents).
 local B         -- the data nw2pandoc wrote
 local page      -- this page's name
-local chapter   -- this page's chapter number, or nil (the preface)
+local chapter   -- this page's chapter number (a letter: an appendix), or nil (the preface)
 local counters = {section = 0, subsection = 0, figure = 0, table = 0, exercise = 0}
 local toc = {}
 local labs = {}
@@ -302,7 +302,7 @@ local function header(el)
   local prefix
   local label = el.identifier
   if el.level == 1 then
-    if chapter then prefix = 'Chapter ' .. chapter end
+    if chapter then prefix = (type(chapter) == 'string' and 'Appendix ' or 'Chapter ') .. chapter end
   elseif el.level == 2 then
     counters.section = counters.section + 1
     counters.subsection = 0
