@@ -19,7 +19,9 @@ endif
 # with the chapter (./tangle), woven after all the chapters as the book's
 # appendix, which chapters/tests.nw opens.
 ALL_NW := $(sort $(wildcard chapters/[0-9][0-9]-*.nw))
-chapter_number = $(shell echo $$((10\#$(firstword $(subst -, ,$(notdir $(1)))))))
+# (NN without its leading zero: GNU make 4.3 passes a \# in a function on
+# to the shell, so no 10#NN here)
+chapter_number = $(patsubst 0%,%,$(firstword $(subst -, ,$(notdir $(1)))))
 ifdef UPTO
 UPTO_NW := $(foreach f,$(ALL_NW),$(if $(shell [ $(call chapter_number,$f) -le $(UPTO) ] && echo y),$f))
 TANGLE_UPTO := -n $(UPTO)
