@@ -34,9 +34,11 @@ local function num_of(label)
   return l and l.num ~= '' and l.num or nil
 end
 
+-- on one line: the contents and the lists of figures and tables read it
+-- back a line an entry (pandoc's writer would wrap it at 72 columns)
 local function inlines_html(ils)
-  local h = pandoc.write(pandoc.Pandoc({pandoc.Plain(ils)}), 'html')
-  return (h:gsub('\n$', ''))
+  local h = pandoc.write(pandoc.Pandoc({pandoc.Plain(ils)}), 'html', {wrap_text = 'none'})
+  return (h:gsub('\n$', ''):gsub('\n', ' '))
 end
 
 -- a caption for the lists on the title page: without its links and notes
@@ -63,6 +65,10 @@ end
 
 local function plural(n, s) return n == 1 and s or s .. 's' end
 
+-- the highlighter's classes of comments, strings and characters
+local plain_classes = {co = true, ['do'] = true, an = true, cv = true, al = true,
+  st = true, vs = true, ss = true, ch = true, sc = true}
+
 local function chunk_block(label)
   local c = B.chunks[label]
   if not c then
@@ -72,6 +78,18 @@ local function chunk_block(label)
   local cb = pandoc.CodeBlock(c.code:gsub('\n$', ''), {id = 'c-' .. label,
     class = c.lang ~= '' and c.lang or nil})
   local code = pandoc.write(pandoc.Pandoc({cb}), 'html')
+  -- noweb's finduses marks an identifier wherever its word occurs; in a
+  -- comment or a string (as the highlighter classes them) the word is
+  -- text, not a use, and is not linked
+  code = code:gsub('(<span class="(%a%a)">)([^<]*)</span>', function(open, cls, text)
+    if plain_classes[cls] then text = text:gsub('NWSUB(%d+)Q', 'NWTXT%1Q') end
+    return open .. text .. '</span>'
+  end)
+  code = code:gsub('NWTXT(%d+)Q', function(n)
+    local s = c.subs[tonumber(n) + 1]
+    if s:match('^<a class="nwident"') then return (s:gsub('<[^>]*>', '')) end
+    return s
+  end)
   code = code:gsub('NWSUB(%d+)Q', function(n) return c.subs[tonumber(n) + 1] end)
   -- the definition line, as the PDF sets it: number, name, the chunks that
   -- use it in parentheses, the previous and next definitions
