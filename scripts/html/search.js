@@ -10,9 +10,9 @@
         base-36 numbers, each the distance from the previous one;
      c: the chunks, [page#anchor, number, name];
      i: the identifiers, [page#anchor, name].
-   A section matches when each word of the query is in its title or
-   begins a word of its text; a chunk or an identifier
-   when its name contains each word.  The results list the sections whose
+   A section matches when each word of the query is in its title or in a
+   word of its text (begins one, for a word of one or two letters); a chunk
+   or an identifier when its name contains each word.  The results list the sections whose
    titles match, the identifiers (the shortest first), the chunks, then the
    sections whose text matches, in book order.  Typing "?q=words" after a
    page's address searches at once. */
@@ -54,17 +54,23 @@
     return q.toLowerCase().split(/[^a-z0-9_]+/).filter(function (t) { return t.length > 0; });
   }
 
-  // the sections in which some word of the text begins with t
+  // the sections in which some word of the text contains t (begins with
+  // t, when t has less than three letters): "freelist" finds cpu_freelist
   function sectionsOf(t) {
-    var set = {}, lo = 0, hi = words.length;
-    while (lo < hi) {	// the first word >= t
-      var mid = (lo + hi) >> 1;
-      if (words[mid] < t) lo = mid + 1; else hi = mid;
+    var set = {}, k, lo = 0, hi = words.length, found = [];
+    if (t.length >= 3) {
+      for (k = 0; k < words.length; k++) if (words[k].indexOf(t) >= 0) found.push(words[k]);
+    } else {
+      while (lo < hi) {	// the first word >= t
+        var mid = (lo + hi) >> 1;
+        if (words[mid] < t) lo = mid + 1; else hi = mid;
+      }
+      for (k = lo; k < words.length && words[k].lastIndexOf(t, 0) === 0; k++) found.push(words[k]);
     }
-    for (var k = lo; k < words.length && words[k].lastIndexOf(t, 0) === 0; k++) {
-      var p = I.w[words[k]].split(' '), n = 0;
+    found.forEach(function (w) {
+      var p = I.w[w].split(' '), n = 0;
       for (var j = 0; j < p.length; j++) { n += parseInt(p[j], 36); set[n] = true; }
-    }
+    });
     return set;
   }
 
