@@ -200,12 +200,14 @@ $(BENCH_DIR)/bench-results.tex: $(BENCH_DIR)/instructions.csv $(BENCH_DIR)/fails
 			$(BENCH_DIR)/profiling-timing.csv $(BENCH_DIR)/profiling-machine.txt \
 			$(BENCH_DIR)/rseq-timing.csv $(BENCH_DIR)/rseq-machine.txt \
 			$(BENCH_DIR)/sheaves-timing.csv $(BENCH_DIR)/sheaves-machine.txt \
-			$(BENCH_DIR)/workloads.csv $(BENCH_DIR)/workloads-machine.txt) \
+			$(BENCH_DIR)/workloads.csv $(BENCH_DIR)/workloads-machine.txt \
+			$(BENCH_DIR)/rcu-timing.csv $(BENCH_DIR)/rcu-machine.txt) \
 		$(BENCH_DIR)/.fronts-rseq $(BENCH_DIR)/fronts-alloc.txt scripts/bench-fastpath \
-		scripts/bench-tex scripts/sheaves-tex scripts/workloads-tex
+		scripts/bench-tex scripts/sheaves-tex scripts/workloads-tex scripts/rcu-tex
 	@scripts/bench-tex $(BENCH_DIR)
 	@scripts/sheaves-tex $(BENCH_DIR) >>$@
 	@scripts/workloads-tex $(BENCH_DIR) >>$@
+	@scripts/rcu-tex $(BENCH_DIR) >>$@
 
 # Chapter 7 lists the fast-path fronts as the compiler built them (and as
 # they run: --live shows a static-key site as start-up leaves it).
@@ -335,6 +337,7 @@ bench: deps
 	@$(if $(wildcard chapters/14-*.nw),$(MAKE) -s bench-real)
 	@$(if $(wildcard chapters/16-*.nw),$(MAKE) -s bench-sheaves)
 	@$(if $(wildcard chapters/17-*.nw),$(MAKE) -s bench-workloads)
+	@$(if $(wildcard chapters/18-*.nw),$(MAKE) -s bench-rcu)
 
 # Chapter 16: the classic per-CPU slab against sheaves (slab_sheaves=opt-in
 # and =all) in the build `make lib` makes (the rseq build), beside the
@@ -379,6 +382,26 @@ bench-workloads-ship: bench-workloads
 	@echo "bench-workloads-ship: figures/data/workloads*.{csv,txt} now hold this run; commit them" >&2
 .PHONY: bench-workloads bench-workloads-ship
 
+# Chapter 18: what freeing after a grace period costs (kfree at once,
+# kfree_rcu, synchronize_rcu per object, and by hand in batches), and what
+# a burst of kfree_rcu holds, with slab_sheaves=opt-in (the batches) and
+# =all (the rcu_free sheaf), in the build `make lib` makes (the rseq
+# build), into $(BENCH_DIR)/rcu-timing.csv and rcu-machine.txt
+# (scripts/bench-rcu and the chapter's programs/bench-kfree-rcu.c; well
+# under a minute on a quiet machine with SLUB_BENCH_RUNS=5).  The book's
+# table is $(BENCH_DIR)/rcu-table.tex (scripts/rcu-tex, with
+# bench-results.tex).
+bench-rcu: $(BENCH_DIR)/.built
+	@$(MAKE) -s -f mk/code.mk SRC=$(BENCH_DIR)/code OUT=$(BENCH_DIR)/rseq CC=$(CC) STATS=0 \
+		$(BENCH_DIR)/rseq/bin/bench-kfree-rcu
+	@scripts/bench-rcu $(BENCH_DIR)
+
+# chapter 18's measurement alone made the reference (then commit the two files)
+bench-rcu-ship: bench-rcu
+	@cp $(BENCH_DIR)/rcu-timing.csv $(BENCH_DIR)/rcu-machine.txt figures/data/
+	@echo "bench-rcu-ship: figures/data/rcu-*.{csv,txt} now hold this run; commit them" >&2
+.PHONY: bench-rcu bench-rcu-ship
+
 # The book ships with reference measurements (figures/data/, see its
 # README.md): the book uses them unless `make bench` has measured this
 # machine.  `make bench-ship` measures and makes the result the reference
@@ -396,6 +419,8 @@ bench-ship: bench
 		$(BENCH_DIR)/sheaves-machine.txt figures/data/)
 	@$(if $(wildcard chapters/17-*.nw),cp $(BENCH_DIR)/workloads.csv \
 		$(BENCH_DIR)/workloads-machine.txt figures/data/)
+	@$(if $(wildcard chapters/18-*.nw),cp $(BENCH_DIR)/rcu-timing.csv \
+		$(BENCH_DIR)/rcu-machine.txt figures/data/)
 	@echo "bench-ship: figures/data/ now holds this run; commit it" >&2
 
 # Labs (labs/README.md).  `make student` builds the reference listings
