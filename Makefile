@@ -131,7 +131,7 @@ book-again:
 # statistics, that differ only in the slab's fault-injection site:
 # compiled out (fi-none, FAULT_INJECTION=0), compiled in behind its static
 # key, which is off (fi-key, FAULT_INJECTION=1, as `make lib` builds it),
-# and the state before seed 000, a call on every allocation (fi-preseed).
+# and the state before the static key, a call on every allocation (fi-unkeyed).
 # Allocation profiling (Chapter 11) is compiled out of these three
 # (MEM_ALLOC_PROFILING=0), so that they differ in the fault-injection site
 # alone and the front without it is chapter 5's.
@@ -141,8 +141,8 @@ book-again:
 # it, with the restartable fast path (rseq): its front is the one that
 # chapter lists, and its slub-bench row is the restartable path beside the
 # locked one of nostats.
-FI_BUILDS := fi-none fi-key fi-preseed
-fi_switch = $(if $(filter fi-none,$(1)),0,$(if $(filter fi-key,$(1)),1,preseed))
+FI_BUILDS := fi-none fi-key fi-unkeyed
+fi_switch = $(if $(filter fi-none,$(1)),0,$(if $(filter fi-key,$(1)),1,unkeyed))
 # Chapter 11 measures seed 002 in three builds without statistics that
 # differ only in MEM_ALLOC_PROFILING: compiled out (0: that is fi-key,
 # which is shared), the slab hooks' gated code inline, as before the seed
@@ -225,15 +225,15 @@ $(BENCH_DIR)/fronts-alloc.txt: $(BENCH_DIR)/.built scripts/bench-fronts
 	@mv $@.tmp $@
 
 # Chapter 10 lists the allocation front of each fault-injection build: no
-# site, the disabled site (its NOP), the call of the state before seed 000,
+# site, the disabled site (its NOP), the call of the state before the static key,
 # and the function that build calls.  Chapter 16's sheaf site is in every
 # build: check-fronts -n 1 then lets the build without the feature have it.  --live: as the running program has
 # them, after chapter 9's start-up pass has written each static-key site.
 $(BENCH_DIR)/.fronts-fi: $(BENCH_DIR)/.built scripts/bench-fronts scripts/check-fronts
 	@$(foreach v,$(FI_BUILDS),scripts/bench-fronts --live $(BENCH_DIR)/$(v)/bin/slub-bench \
 		kmem_cache_alloc >$(BENCH_DIR)/fronts-alloc-$(v).txt;)
-	@{ scripts/bench-fronts $(BENCH_DIR)/fi-preseed/bin/slub-bench should_failslab; \
-	   scripts/bench-fronts $(BENCH_DIR)/fi-preseed/bin/slub-bench __should_failslab; } \
+	@{ scripts/bench-fronts $(BENCH_DIR)/fi-unkeyed/bin/slub-bench should_failslab; \
+	   scripts/bench-fronts $(BENCH_DIR)/fi-unkeyed/bin/slub-bench __should_failslab; } \
 		>$(BENCH_DIR)/fronts-should-failslab.txt
 	@scripts/check-fronts $(if $(wildcard chapters/16-*.nw),-n 1) \
 		$(BENCH_DIR)/fronts-alloc-fi-none.txt $(BENCH_DIR)/fronts-alloc-fi-key.txt

@@ -1,7 +1,7 @@
 # mk/code.mk -- build one tangled tree with one compiler and one set of flags.
 #
 #   make -f mk/code.mk SRC=code OUT=code CC=gcc [VARIANT=plain|tsan|ubsan] [STATS=1]
-#                      [FAULT_INJECTION=1|0|preseed] [MEM_ALLOC_PROFILING=1|0|inline]
+#                      [FAULT_INJECTION=1|0|unkeyed] [MEM_ALLOC_PROFILING=1|0|inline]
 #                      [MEM_ALLOC_PROFILING_ON=1] [PERCPU_RSEQ=1|0] [RSEQ_INJECT=1]
 #                      [SHEAVES=opt-in|all]
 #
@@ -57,12 +57,12 @@ CFLAGS_tsan := -O1 -g -fsanitize=thread -DSLUB_TSAN
 CFLAGS_ubsan := -O1 -g -fsanitize=undefined,address -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer
 CFLAGS_STATS_1 := -DCONFIG_SLUB_STATS
-# FAULT_INJECTION=1|0|preseed (Chapter 10): fault injection compiled in
-# behind static keys (seed 000), compiled out, or the state before the seed.
+# FAULT_INJECTION=1|0|unkeyed (Chapter 10): fault injection compiled in
+# behind static keys (seed 000), compiled out, or the state before the key.
 CFLAGS_FI_1 := -DCONFIG_FAULT_INJECTION -DCONFIG_FAILSLAB -DCONFIG_FAIL_PAGE_ALLOC \
 	-DCONFIG_FUNCTION_ERROR_INJECTION
 CFLAGS_FI_0 :=
-CFLAGS_FI_preseed := $(CFLAGS_FI_1) -DSLUB_FAILSLAB_PRESEED
+CFLAGS_FI_unkeyed := $(CFLAGS_FI_1) -DSLUB_FAILSLAB_UNKEYED
 CFLAGS_JUMP_LABEL_1 := -DCONFIG_JUMP_LABEL
 # MEM_ALLOC_PROFILING=1|0|inline (Chapter 11): allocation profiling compiled
 # in (seed 002's uninlined hooks), compiled out, or as before the seed.
