@@ -20,7 +20,7 @@
 # exported flag instead of static-key sites it could not patch (Chapter 11).
 # MEM_ALLOC_PROFILING=1 (the default) compiles allocation profiling in with
 # its key off (Chapter 11), =0 compiles it out, =inline builds the state
-# before seed 002 (the gated code inline); MEM_ALLOC_PROFILING_ON=1 starts
+# before Baghdasaryan's out-of-line hooks (the gated code inline); MEM_ALLOC_PROFILING_ON=1 starts
 # the key on.
 # PERCPU_RSEQ=1 (the default) compiles in Chapter 12's restartable fast
 # path (CONFIG_SLUB_RSEQ), chosen at start-up when the kernel and glibc
@@ -58,14 +58,14 @@ CFLAGS_ubsan := -O1 -g -fsanitize=undefined,address -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer
 CFLAGS_STATS_1 := -DCONFIG_SLUB_STATS
 # FAULT_INJECTION=1|0|unkeyed (Chapter 10): fault injection compiled in
-# behind static keys (seed 000), compiled out, or the state before the key.
+# behind static keys (Babka's patch), compiled out, or the state before the key.
 CFLAGS_FI_1 := -DCONFIG_FAULT_INJECTION -DCONFIG_FAILSLAB -DCONFIG_FAIL_PAGE_ALLOC \
 	-DCONFIG_FUNCTION_ERROR_INJECTION
 CFLAGS_FI_0 :=
 CFLAGS_FI_unkeyed := $(CFLAGS_FI_1) -DSLUB_FAILSLAB_UNKEYED
 CFLAGS_JUMP_LABEL_1 := -DCONFIG_JUMP_LABEL
 # MEM_ALLOC_PROFILING=1|0|inline (Chapter 11): allocation profiling compiled
-# in (seed 002's uninlined hooks), compiled out, or as before the seed.
+# in (Baghdasaryan's out-of-line hooks), compiled out, or inline as before them.
 CFLAGS_MAP_1 := -DCONFIG_MEM_ALLOC_PROFILING
 CFLAGS_MAP_0 :=
 CFLAGS_MAP_inline := $(CFLAGS_MAP_1) -DSLUB_ALLOC_TAG_INLINE
