@@ -112,6 +112,8 @@ book.pdf: $(BOOK_DIR)/body.tex $(wildcard chapters/*.tex chapters/*.bib figures/
 		latexmk -pdf -interaction=nonstopmode -halt-on-error -quiet book.tex \
 		>latexmk.out 2>&1 || { tail -n 40 latexmk.out; grep -A5 '^!' book.log || true; exit 1; }
 	@cp $(BOOK_DIR)/book.pdf $@
+	@echo "The book's pages (scripts/book-pages):"
+	@scripts/book-pages $(BOOK_DIR)/book.toc
 	@echo "The prose's sentences, in words (scripts/sentence-lengths -l N lists the long ones):"
 	@scripts/sentence-lengths $(filter-out %-tests.nw chapters/tests.nw,$(BOOK_NW))
 
