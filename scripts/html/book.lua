@@ -316,6 +316,10 @@ local function div(el)
 end
 
 local function header(el)
+  -- a chapter's measuring programs (NN-name-measuring) are sections of
+  -- the Measuring appendix, and their page has no \chapter: pandoc makes
+  -- its \section a level-1 heading
+  if page:match('%-measuring$') then el.level = el.level + 1 end
   if el.classes:includes('unnumbered') then return nil end
   local prefix
   local label = el.identifier
