@@ -1,6 +1,7 @@
 # mk/code.mk -- build one tangled tree with one compiler and one set of flags.
 #
 #   make -f mk/code.mk SRC=code OUT=code CC=gcc [VARIANT=plain|tsan|ubsan] [STATS=1]
+#                      [syntax: warnings only, -fsyntax-only]
 #                      [FAULT_INJECTION=1|0|unkeyed] [MEM_ALLOC_PROFILING=1|0|inline]
 #                      [MEM_ALLOC_PROFILING_ON=1] [PERCPU_RSEQ=1|0] [RSEQ_INJECT=1]
 #                      [SHEAVES=opt-in|all]
@@ -181,4 +182,16 @@ $(OUT)/bin/%: $(SRC)/programs/%.c $(OUT)/lib/libslub.a $(HEADERS)
 	$(CC) $(CFLAGS) $(if $(filter slub-bench,$*),-DSLUB_PROGRAM_SITES) $< -o $@ \
 		$(OUT)/lib/libslub.a $(LDLIBS)
 
-.PHONY: all lib
+# The compiler's warnings alone, nothing built: every source through the
+# front end (-fsyntax-only), each with the flags of its rule above.
+# tests/run checks clang so at every chapter boundary but the last, which
+# it builds whole.
+SYNTAX_SRCS := $(LIB_SRCS) $(wildcard $(SRC)/malloc/*.c $(SRC)/tests/*.c $(SRC)/programs/*.c)
+syntax: $(patsubst $(SRC)/%.c,$(OUT)/syntax/%.ok,$(SYNTAX_SRCS))
+$(OUT)/syntax/%.ok: $(SRC)/%.c $(HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(if $(filter %-malloc %-shared,$*),-DSLUB_SHARED) \
+		$(if $(filter programs/slub-bench,$*),-DSLUB_PROGRAM_SITES) -fsyntax-only $<
+	@touch $@
+
+.PHONY: all lib syntax
