@@ -20,7 +20,10 @@ endif
 # appendix, which chapters/tests.nw opens.  Its benchmark programs may be in
 # another, chapters/NN-name-measuring.nw: tangled with it too, and woven
 # after the tests as sections of one appendix, which chapters/measuring.nw
-# opens with the machine and the method.
+# opens with the machine and the method.  The kernel services it emulates
+# but that are not SLUB may be in a third, chapters/NN-name-env.nw: tangled
+# with it too, and woven after the measuring as sections of one more
+# appendix, which chapters/environment.nw opens.
 ALL_NW := $(sort $(wildcard chapters/[0-9][0-9]-*.nw))
 # (NN without its leading zero: GNU make 4.3 passes a \# in a function on
 # to the shell, so no 10#NN here)
@@ -34,9 +37,11 @@ TANGLE_UPTO :=
 endif
 TESTS_NW := $(filter %-tests.nw,$(UPTO_NW))
 MEASURING_NW := $(filter %-measuring.nw,$(UPTO_NW))
-BOOK_NW := $(filter-out %-tests.nw %-measuring.nw,$(UPTO_NW)) \
+ENV_NW := $(filter %-env.nw,$(UPTO_NW))
+BOOK_NW := $(filter-out %-tests.nw %-measuring.nw %-env.nw,$(UPTO_NW)) \
 	$(if $(TESTS_NW),chapters/tests.nw $(TESTS_NW)) \
-	$(if $(MEASURING_NW),chapters/measuring.nw $(MEASURING_NW))
+	$(if $(MEASURING_NW),chapters/measuring.nw $(MEASURING_NW)) \
+	$(if $(ENV_NW),chapters/environment.nw $(ENV_NW))
 
 # Reproducible builds: the date in the book is the date of the last commit.
 SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
@@ -121,8 +126,8 @@ book.pdf: $(BOOK_DIR)/body.tex $(wildcard chapters/*.tex chapters/*.bib figures/
 	@echo "The book's pages (scripts/book-pages):"
 	@scripts/book-pages $(BOOK_DIR)/book.toc
 	@echo "The prose's sentences, in words (scripts/sentence-lengths -l N lists the long ones):"
-	@scripts/sentence-lengths $(filter-out %-tests.nw %-measuring.nw chapters/tests.nw \
-		chapters/measuring.nw,$(BOOK_NW))
+	@scripts/sentence-lengths $(filter-out %-tests.nw %-measuring.nw %-env.nw chapters/tests.nw \
+		chapters/measuring.nw chapters/environment.nw,$(BOOK_NW))
 
 # A second build from nothing, for the reproducibility check.
 book-again:

@@ -317,9 +317,10 @@ end
 
 local function header(el)
   -- a chapter's measuring programs (NN-name-measuring) are sections of
-  -- the Measuring appendix, and their page has no \chapter: pandoc makes
-  -- its \section a level-1 heading
-  if page:match('%-measuring$') then el.level = el.level + 1 end
+  -- the Measuring appendix, and the kernel services it emulates (NN-name-env)
+  -- sections of the environment's: their page has no \chapter, and pandoc
+  -- makes its \section a level-1 heading
+  if page:match('%-measuring$') or page:match('%-env$') then el.level = el.level + 1 end
   if el.classes:includes('unnumbered') then return nil end
   local prefix
   local label = el.identifier
