@@ -8,32 +8,14 @@
  * callback thread to have looked at the deadlines queues a callback of its
  * own and waits for it (the thread runs a due monitor before it takes the
  * queue). */
-#include "test.h"
-#include "slab.h"
-#include <semaphore.h>
+#include "g18-rcu.h"
 
-#define DRAIN_FILE	"/sys/kernel/slab/.kfree_rcu_drain_ms"
 #define HOUR		"3600000"
 
 /* The pointers a batch's page holds. */
 #define BATCH	((PAGE_SIZE - sizeof(struct rcu_head) - sizeof(unsigned long)) / sizeof(void *))
 
-struct obj {
-	struct rcu_head rcu;
-	unsigned long word[6];
-};
-
 static struct kmem_cache *cache;
-
-static unsigned long counter(const char *name)
-{
-	char buf[256], *p;
-
-	if (slub_ctl_read("/sys/kernel/slab/.kfree_rcu", buf, sizeof(buf)) <= 0)
-		return ~0UL;
-	p = strstr(buf, name);
-	return p ? strtoul(p + strlen(name) + 1, NULL, 10) : ~0UL;
-}
 
 static struct obj *object(void)
 {
@@ -163,35 +145,6 @@ static void the_monitor_is_armed_once_a_batch(void)
 /* A registered reader inside its section holds the batch back: the batch
  * is handed over full, and a barrier in another thread does not return
  * until the reader leaves.  The object keeps its words until then. */
-struct reader {
-	sem_t inside, leave;
-	struct obj *obj;
-	int barrier_done;
-};
-
-static void *hold(void *arg)
-{
-	struct reader *r = arg;
-
-	rcu_register_thread();
-	rcu_read_lock();
-	(void)rcu_dereference(r->obj);
-	sem_post(&r->inside);
-	sem_wait(&r->leave);
-	rcu_read_unlock();
-	rcu_unregister_thread();
-	return NULL;
-}
-
-static void *barrier(void *arg)
-{
-	struct reader *r = arg;
-
-	slab_rcu_barrier();
-	__atomic_store_n(&r->barrier_done, 1, __ATOMIC_RELEASE);
-	return NULL;
-}
-
 static void a_reader_holds_its_batch_back(void)
 {
 	struct reader r = { .obj = object() };

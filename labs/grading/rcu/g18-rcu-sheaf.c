@@ -7,26 +7,8 @@
  * and, once nothing is pending, that every sheaf allocated and not freed
  * is held somewhere.  A reader inside its section holds a full sheaf back;
  * the test itself holds the CPU's lock to send an object to the batches. */
-#include "test.h"
-#include "slab.h"
-#include <semaphore.h>
+#include "g18-rcu.h"
 
-#define DRAIN_FILE	"/sys/kernel/slab/.kfree_rcu_drain_ms"
-
-struct obj {
-	struct rcu_head rcu;
-	unsigned long word[6];
-};
-
-static unsigned long counter(const char *name)
-{
-	char buf[256], *p;
-
-	if (slub_ctl_read("/sys/kernel/slab/.kfree_rcu", buf, sizeof(buf)) <= 0)
-		return ~0UL;
-	p = strstr(buf, name);
-	return p ? strtoul(p + strlen(name) + 1, NULL, 10) : ~0UL;
-}
 
 static struct kmem_cache *sheaf_cache(const char *name)
 {
@@ -156,35 +138,6 @@ static void the_sheaf_fills_and_goes_to_the_barn(void)
 /* A registered reader inside its section holds a full sheaf back: a
  * barrier in another thread does not return, and the sheaf is not in the
  * barn, until the reader leaves. */
-struct reader {
-	sem_t inside, leave;
-	struct obj *obj;
-	int barrier_done;
-};
-
-static void *hold(void *arg)
-{
-	struct reader *r = arg;
-
-	rcu_register_thread();
-	rcu_read_lock();
-	(void)rcu_dereference(r->obj);
-	sem_post(&r->inside);
-	sem_wait(&r->leave);
-	rcu_read_unlock();
-	rcu_unregister_thread();
-	return NULL;
-}
-
-static void *barrier(void *arg)
-{
-	struct reader *r = arg;
-
-	slab_rcu_barrier();
-	__atomic_store_n(&r->barrier_done, 1, __ATOMIC_RELEASE);
-	return NULL;
-}
-
 static void a_reader_holds_the_sheaf_back(void)
 {
 	struct kmem_cache *s = sheaf_cache("g18-reader");
