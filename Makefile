@@ -222,6 +222,7 @@ $(BENCH_DIR)/bench-results.tex: $(BENCH_DIR)/instructions.csv $(BENCH_DIR)/fails
 			$(BENCH_DIR)/rseq-timing.csv $(BENCH_DIR)/rseq-machine.txt \
 			$(BENCH_DIR)/sheaves-timing.csv $(BENCH_DIR)/sheaves-machine.txt \
 			$(BENCH_DIR)/workloads.csv $(BENCH_DIR)/workloads-machine.txt \
+			$(BENCH_DIR)/real-programs.csv $(BENCH_DIR)/real-programs-machine.txt \
 			$(BENCH_DIR)/rcu-timing.csv $(BENCH_DIR)/rcu-machine.txt) \
 		$(BENCH_DIR)/.fronts-rseq $(BENCH_DIR)/fronts-alloc.txt scripts/bench-fastpath \
 		scripts/bench-tex scripts/sheaves-tex scripts/workloads-tex scripts/rcu-tex
@@ -382,16 +383,16 @@ bench-sheaves-ship: bench-sheaves
 .PHONY: bench-sheaves bench-sheaves-ship
 
 # Chapter 17: its workload programs (programs/wl-*.c, built as plain
-# programs: nothing of the library is linked in) and three of chapter 14's
-# real programs under glibc, the three peers preloaded, and the malloc
-# library of the build `make lib` makes (the rseq build) booted with
-# slab_sheaves=opt-in and =all, taking turns: wall time and peak resident
-# memory, medians of RUNS runs (default 3, or SLUB_BENCH_RUNS), into
-# $(BENCH_DIR)/workloads.csv and workloads-machine.txt
-# (scripts/bench-workloads; about six minutes on 2 CPUs; `make bench`
-# runs it too).  It ends with whether the malloc library meets its targets
-# against the peers.  The book's table and figure come from
-# scripts/workloads-tex, with bench-results.tex.
+# programs: nothing of the library is linked in) under glibc, the three
+# peers preloaded, and the malloc library of the build `make lib` makes
+# (the rseq build) booted with slab_sheaves=opt-in and =all, taking turns:
+# wall time and peak resident memory, medians of RUNS runs (default 3, or
+# SLUB_BENCH_RUNS), into $(BENCH_DIR)/workloads.csv and
+# workloads-machine.txt (scripts/bench-workloads; about four minutes on 2
+# CPUs; `make bench` runs it too).  It ends with whether the malloc library
+# meets its targets against the peers, the real programs' rows taken from
+# chapter 14's measurement (make bench-real).  The book's table and figure
+# come from scripts/workloads-tex, with bench-results.tex.
 bench-workloads: deps $(BENCH_DIR)/.built
 	@$(MAKE) -s -f mk/code.mk SRC=$(BENCH_DIR)/code OUT=$(BENCH_DIR)/rseq CC=$(CC) STATS=0 \
 		$(BENCH_DIR)/rseq/lib/libslub-malloc.so $$(for f in $(BENCH_DIR)/code/programs/wl-*.c; do \

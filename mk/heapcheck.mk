@@ -4,8 +4,9 @@
 #                        into build/heapbugs/heapbugs.csv and heapbugs-machine.txt
 #   make heapbugs-ship   the same, copied into figures/data/ (commit them):
 #                        the detection table the book prints
-#   make bench-real      the real programs' wall times (scripts/bench-real),
-#                        into $(BENCH_DIR)/real-programs.csv; `make bench` runs it
+#   make bench-real      the real programs' wall times and peak memory
+#                        (scripts/bench-real), into $(BENCH_DIR)/real-programs.csv;
+#                        `make bench` runs it; chapters 16 and 17 quote it too
 #
 # The book's tables (scripts/heapcheck-tex) are made from figures/data/
 # heapbugs.csv, and from $(BENCH_DIR)/real-programs.csv after a `make bench`,
