@@ -91,10 +91,14 @@ BENCH_DIR := build/bench
 # takes the listings the reference build made (labs/listings/) instead of
 # running the programs itself.
 -include mk/edition.mk
+# The HTML edition (below) is part of `make`, but not a student edition's.
+all: $(if $(filter 1,$(STUDENT_EDITION)),,html)
 BOOK_LISTINGS := $(if $(filter 1,$(STUDENT_EDITION)),labs/listings,$(BENCH_DIR))
 TEX_PATH := .:$(CURDIR)/chapters:$(CURDIR)/figures:$(CURDIR)/$(BOOK_DIR):$(CURDIR)/$(BOOK_LISTINGS):
 
-book: book.pdf
+# BOOK_PDF: where the PDF is copied (book-again sets it, and BOOK_DIR).
+BOOK_PDF := book.pdf
+book: $(BOOK_PDF)
 
 # What the book includes that the build makes by running the library.
 BOOK_GENERATED = $(addprefix $(BOOK_LISTINGS)/,bench-results.tex slabinfo-mixed.txt \
@@ -116,7 +120,7 @@ $(BOOK_DIR)/body.tex: $(BOOK_NW) Makefile scripts/nw-drop-defs scripts/nw-sort-c
 		$(BOOK_NW) > $@.tmp
 	@mv $@.tmp $@
 
-book.pdf: $(BOOK_DIR)/body.tex $(wildcard chapters/*.tex chapters/*.bib figures/*) Makefile \
+$(BOOK_PDF): $(BOOK_DIR)/body.tex $(wildcard chapters/*.tex chapters/*.bib figures/*) Makefile \
 		$(BOOK_GENERATED)
 	@cp chapters/book.tex $(BOOK_DIR)/book.tex
 	@cd $(BOOK_DIR) && TEXINPUTS=$(TEX_PATH) BIBINPUTS=$(CURDIR)/chapters: \
@@ -129,17 +133,22 @@ book.pdf: $(BOOK_DIR)/body.tex $(wildcard chapters/*.tex chapters/*.bib figures/
 	@scripts/sentence-lengths $(filter-out %-tests.nw %-measuring.nw %-env.nw chapters/tests.nw \
 		chapters/measuring.nw chapters/environment.nw,$(BOOK_NW))
 
-# A second build, for the reproducibility check: the chapters woven again
-# and the book typeset again, bibtex and makeindex run again, starting
-# from the references, contents and index the first build settled on.  It
-# must give the same bytes: nothing in the PDF may come from the clock or
-# the run, and the first build must have reached the fixed point its
-# references converge to.  (pdflatex then settles in two runs, not four.)
+# A second build, for the reproducibility check, beside the first
+# (build/book-again.pdf; book.pdf and the HTML edition made from it are
+# left alone): the chapters woven again and the book typeset again,
+# starting from the references, contents, bibliography and index the
+# first build settled on (with latexmk's record of them, so one pdflatex
+# run makes the PDF and confirms that nothing moved).  It must give the
+# same bytes: nothing in the PDF may come from the clock or the run, and
+# the first build must have reached the fixed point its references
+# converge to.
+AGAIN_DIR := build/book-again
 book-again:
-	cd $(BOOK_DIR) && rm -f body.tex book.tex book.pdf book.log book.fls book.fdb_latexmk \
-		book.blg book.ilg latexmk.out
-	rm -f book.pdf
-	$(MAKE) -s book
+	rm -rf $(AGAIN_DIR) $(AGAIN_DIR).pdf
+	mkdir -p $(AGAIN_DIR)
+	cd $(BOOK_DIR) && cp book.aux book.toc book.lof book.lot book.out book.bbl book.blg \
+		book.idx book.ind book.ilg book.fls book.fdb_latexmk $(CURDIR)/$(AGAIN_DIR)/
+	$(MAKE) -s BOOK_DIR=$(AGAIN_DIR) BOOK_PDF=$(AGAIN_DIR).pdf $(AGAIN_DIR).pdf
 
 # The benchmark (Chapter 7).  Two builds of the library and its programs
 # from all the chapters: without statistics, as `make lib` builds it, and
@@ -491,13 +500,17 @@ build/labs/%.pdf: build/labs/%.md
 # The HTML edition (scripts/html/build): the same chapters through pandoc,
 # one page a chapter, with the PDF's chunk numbers and cross-reference
 # numbers, which it reads from the PDF's .aux (so book.pdf comes first),
-# and links to the lab handouts.  Not part of `make`; tests/run checks it.
+# and links to the lab handouts.  `make` builds it beside book.pdf (not in
+# a lab's student edition); tests/run checks it.  The build starts by
+# removing the old edition, so success is marked by a file of its own.
 HTML_DIR := build/html
 LAB_PAGES = $(patsubst %,build/labs/%.html,$(LABS))
-html: book.pdf $(LAB_PAGES)
+html: $(HTML_DIR)/.built
+$(HTML_DIR)/.built: book.pdf $(LAB_PAGES) $(wildcard scripts/html/*) $(BOOK_NW)
 	@[[ -f $(BOOK_DIR)/book.aux ]] || { rm -f book.pdf; $(MAKE) -s book; }
 	@TEXINPUTS=$(TEX_PATH) scripts/html/build $(HTML_DIR) $(BOOK_DIR) $(BOOK_LISTINGS) \
 		build/labs $(BOOK_NW)
+	@touch $@
 
 clean:
 	rm -rf code build book.pdf

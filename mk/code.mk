@@ -4,7 +4,7 @@
 #                      [syntax: warnings only, -fsyntax-only]
 #                      [FAULT_INJECTION=1|0|unkeyed] [MEM_ALLOC_PROFILING=1|0|inline]
 #                      [MEM_ALLOC_PROFILING_ON=1] [PERCPU_RSEQ=1|0] [RSEQ_INJECT=1]
-#                      [SHEAVES=opt-in|all]
+#                      [SHEAVES=opt-in|all] [PIC_ONLY=1]
 #
 # SRC holds what ./tangle wrote (include/, src/, tests/, programs/); OUT gets
 # obj/, lib/libslub.a, lib/libslub.so, bin/ (programs) and bin/tests/.  It is
@@ -93,8 +93,15 @@ CFLAGS += $(if $(URCU),$(shell pkg-config --cflags $(URCU)))
 LDLIBS += $(if $(URCU),$(shell pkg-config --libs $(URCU)))
 
 LIB_SRCS := $(wildcard $(SRC)/src/*.c)
-LIB_OBJS := $(patsubst $(SRC)/src/%.c,$(OUT)/obj/%.o,$(LIB_SRCS))
 PIC_OBJS := $(patsubst $(SRC)/src/%.c,$(OUT)/obj/pic/%.o,$(LIB_SRCS))
+# PIC_ONLY=1: each source is compiled once, position-independent, for
+# both libraries (tests/run's builds and the labs' gradings, which make
+# many; the shared libraries' code is then what every test runs).  The
+# default, as `make lib`, the benchmark and the product build it, compiles
+# the static library's objects without -fPIC.
+PIC_ONLY ?= 0
+LIB_OBJS := $(if $(filter 1,$(PIC_ONLY)),$(PIC_OBJS),\
+	$(patsubst $(SRC)/src/%.c,$(OUT)/obj/%.o,$(LIB_SRCS)))
 HEADERS := $(wildcard $(SRC)/include/*.h $(SRC)/src/*.h $(SRC)/tests/*.h)
 # A test source named tNN-plugin-X.c is a shared object that a test loads
 # with dlopen (Chapter 14's t14-dlclose), built beside the tests.
